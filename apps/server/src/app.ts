@@ -1,0 +1,166 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import helmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import {
+  hasZodFastifySchemaValidationErrors,
+  isResponseSerializationError,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import { ServerMessage } from '@portal/shared/errors';
+import type { AppContext } from './context.js';
+import { AppError } from './lib/errors.js';
+import { REDACT_PATHS, redactUrl } from './lib/redact.js';
+import healthRoutes from './modules/health/health.routes.js';
+import ingestRoutes from './modules/ingest/ingest.routes.js';
+import institutionRoutes from './modules/institutions/institution.routes.js';
+import authRoutes from './modules/auth/auth.routes.js';
+import deliveryRoutes from './modules/delivery/delivery.routes.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export interface BuildOptions {
+  /** Resolves when the database has been migrated (readyz answers 200 after). */
+  ready?: () => boolean;
+  /** pino options override (tests pass `false` to keep the output quiet). */
+  logger?: boolean;
+}
+
+export function loggerOptions(level: string) {
+  return {
+    level,
+    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+    serializers: {
+      req(request: { method: string; url: string; id: string; ip?: string }) {
+        return { method: request.method, url: redactUrl(request.url), id: request.id };
+      },
+    },
+  };
+}
+
+/** Builds the Fastify instance: plugins in a fixed order, the error handler, every module. */
+export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log,
+    trustProxy: parseTrustProxy(ctx.config.trustProxy),
+    bodyLimit: 1024 * 1024,
+    requestIdHeader: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest('auth', null);
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        frameSrc: ["'self'", 'blob:'],
+        objectSrc: ["'self'", 'blob:'],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    referrerPolicy: { policy: 'no-referrer' },
+    crossOriginEmbedderPolicy: false,
+    hsts: false,
+  });
+
+  // Every API answer may carry patient data: never cached anywhere.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+  });
+
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    if (error instanceof AppError) {
+      if (error.headers) reply.headers(error.headers);
+      return reply
+        .status(error.statusCode)
+        .send({ message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) });
+    }
+    if (hasZodFastifySchemaValidationErrors(error)) {
+      const data = error.validation.map((v) => ({
+        field:
+          [v.instancePath.replace(/^\//, '').replace(/\//g, '.')].filter(Boolean).join('') ||
+          v.params?.issue?.path?.join('.') ||
+          '',
+        message: v.message,
+      }));
+      return reply.status(400).send({ message: ServerMessage.validation, data });
+    }
+    if (isResponseSerializationError(error)) {
+      request.log.error({ err: error }, 'response did not match its schema');
+      return reply.status(500).send({ message: ServerMessage.internal });
+    }
+    const status = error.statusCode ?? 500;
+    if (status === 413) return reply.status(413).send({ message: ServerMessage.payloadTooLarge });
+    if (status === 415) return reply.status(415).send({ message: ServerMessage.unsupportedMediaType });
+    if (status >= 400 && status < 500) {
+      return reply.status(status).send({ message: error.message || ServerMessage.validation });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.status(500).send({ message: ServerMessage.internal });
+  });
+
+  await app.register(healthRoutes(ctx, options.ready ?? (() => true)));
+  await app.register(institutionRoutes(ctx));
+  await app.register(ingestRoutes(ctx));
+  await app.register(authRoutes(ctx));
+  await app.register(deliveryRoutes(ctx));
+
+  await registerWebApp(app, ctx);
+  return app;
+}
+
+function parseTrustProxy(value: string | undefined): boolean | string | string[] | undefined {
+  if (!value) return undefined;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return value.split(',').map((v) => v.trim());
+}
+
+/** Serves the built web app: hashed assets with long caching, index.html for every app route. */
+async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const dist = ctx.config.webDist ?? path.resolve(here, '../../web/dist');
+  const indexFile = path.join(dist, 'index.html');
+  const hasWeb = fs.existsSync(indexFile);
+  if (hasWeb) {
+    await app.register(fastifyStatic, {
+      root: dist,
+      index: false,
+      wildcard: false,
+      serve: true,
+      cacheControl: false,
+      setHeaders(res, filePath) {
+        res.setHeader(
+          'cache-control',
+          filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+        );
+      },
+    });
+  }
+  app.setNotFoundHandler(async (request, reply) => {
+    if (request.url.startsWith('/api/') || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      return reply.status(404).send({ message: ServerMessage.notFound });
+    }
+    if (!hasWeb) {
+      return reply.status(503).type('text/plain').send('The web app is not built yet: run `npm run build`.');
+    }
+    return reply
+      .header('cache-control', 'no-cache')
+      .type('text/html; charset=utf-8')
+      .send(await fs.promises.readFile(indexFile));
+  });
+}

@@ -1,0 +1,114 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const boolean = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const url = (protocols: string[]) =>
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL (${protocols.join(' or ')})`,
+  );
+
+/** Every setting of contract section 1, read once from the environment. */
+const schema = z
+  .object({
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    DATA_DIR: z.string().min(1).default('./data'),
+    DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+    STORAGE_URL: url(['s3:']).optional(),
+    S3_ENDPOINT: url(['http:', 'https:']).optional(),
+    S3_REGION: z.string().default('us-east-1'),
+    S3_ACCESS_KEY_ID: z.string().optional(),
+    S3_SECRET_ACCESS_KEY: z.string().optional(),
+    PUBLIC_URL: url(['http:', 'https:']).optional(),
+    SMTP_URL: url(['smtp:', 'smtps:']).optional(),
+    MAIL_FROM: z.string().default('Resultados <no-reply@localhost>'),
+    SMS_WEBHOOK_URL: url(['http:', 'https:']).optional(),
+    ADMIN_EMAIL: z.string().email().optional(),
+    ADMIN_PASSWORD: z.string().min(6).max(128).optional(),
+    DEMO_DATA: boolean.default(false),
+    JWT_SECRET: z.string().min(32, 'must have at least 32 characters').optional(),
+    SESSION_TTL_MINUTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 60)
+      .default(60),
+    INGEST_MAX_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(100 * 1024 * 1024),
+    TRUST_PROXY: z.string().optional(),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    WEB_DIST: z.string().optional(),
+    OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
+  })
+  .superRefine((c, ctx) => {
+    if (c.ADMIN_EMAIL && !c.ADMIN_PASSWORD) {
+      ctx.addIssue({ code: 'custom', path: ['ADMIN_PASSWORD'], message: 'is required with ADMIN_EMAIL' });
+    }
+    if (c.STORAGE_URL && (!c.S3_ACCESS_KEY_ID || !c.S3_SECRET_ACCESS_KEY)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['S3_ACCESS_KEY_ID'],
+        message: 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required with STORAGE_URL',
+      });
+    }
+  });
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; a wrong value throws a ConfigError naming every faulty variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
+  const raw = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(env)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  const dataDir = path.resolve(c.DATA_DIR);
+  return {
+    host: c.HOST,
+    port: c.PORT,
+    dataDir,
+    database: c.DATABASE_URL
+      ? ({ dialect: 'postgres', url: c.DATABASE_URL } as const)
+      : ({ dialect: 'sqlite', file: path.join(dataDir, 'portal.db') } as const),
+    storage: c.STORAGE_URL
+      ? ({
+          kind: 's3',
+          url: c.STORAGE_URL,
+          endpoint: c.S3_ENDPOINT,
+          region: c.S3_REGION,
+          accessKeyId: c.S3_ACCESS_KEY_ID ?? '',
+          secretAccessKey: c.S3_SECRET_ACCESS_KEY ?? '',
+        } as const)
+      : ({ kind: 'disk', dir: path.join(dataDir, 'files') } as const),
+    publicUrl: (c.PUBLIC_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/+$/, ''),
+    smtpUrl: c.SMTP_URL,
+    mailFrom: c.MAIL_FROM,
+    smsWebhookUrl: c.SMS_WEBHOOK_URL,
+    admin: c.ADMIN_EMAIL ? { email: c.ADMIN_EMAIL.toLowerCase(), password: c.ADMIN_PASSWORD ?? '' } : undefined,
+    demoData: c.DEMO_DATA,
+    jwtSecret: c.JWT_SECRET,
+    sessionTtlMs: c.SESSION_TTL_MINUTES * 60_000,
+    ingestMaxBytes: c.INGEST_MAX_BYTES,
+    trustProxy: c.TRUST_PROXY,
+    logLevel: c.LOG_LEVEL,
+    webDist: c.WEB_DIST,
+    outboxPollMs: c.OUTBOX_POLL_MS,
+  };
+}

@@ -1,0 +1,26 @@
+import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import type { DatabaseHandle } from './database.js';
+import * as initial from './migrations/2026_11_21_0001_initial.js';
+
+/** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
+const MIGRATIONS = {
+  '2026_11_21_0001_initial': initial,
+} as const;
+
+export async function migrateToLatest(handle: DatabaseHandle): Promise<void> {
+  const provider: MigrationProvider = {
+    getMigrations: async () =>
+      Object.fromEntries(
+        Object.entries(MIGRATIONS).map(([name, m]): [string, Migration] => [
+          name,
+          { up: (db) => m.up(db, handle.dialect) },
+        ]),
+      ),
+  };
+  const migrator = new Migrator({ db: handle.db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
+  }
+}

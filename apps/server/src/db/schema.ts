@@ -1,0 +1,372 @@
+/*
+ * Table types. Portable storage between SQLite and PostgreSQL:
+ * - ids are text (UUIDs made in app code);
+ * - booleans are integers 0/1;
+ * - timestamps are UTC ISO-8601 text (`Date#toISOString()`), which sorts like time;
+ * - birth dates are `YYYY-MM-DD` text; JSON is text.
+ */
+type Bool = number;
+type Timestamp = string;
+
+export interface InstitutionTable {
+  id: string;
+  code: string;
+  name: string;
+  /** Public token of the institution (spec 3, protocol.institution.token). */
+  token: string;
+  /** sha256 of the API key; the key itself is shown once. */
+  apiKeyHash: string;
+  viewType: number;
+  logoPath: string | null;
+  supportEmail: string | null;
+  supportPhoneNumber: string | null;
+  supportWhatsappNumber: string | null;
+  /** JSON object of named settings (shareEnabled, createAccountDefaultDisabled, ...). */
+  settings: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface VisualizerSettingTable {
+  id: string;
+  institutionId: string;
+  examTypeCode: string;
+  hideButton: Bool;
+  enable: Bool;
+}
+
+export type UserType = 'PATIENT' | 'PHYSICIAN' | 'EXTERNAL' | 'ADMIN' | 'COMPANY';
+
+export interface UserTable {
+  id: string;
+  type: UserType;
+  email: string;
+  passwordHash: string | null;
+  name: string;
+  /** Activated (e-mail confirmed or created from an invitation). */
+  active: Bool;
+  disabled: Bool;
+  birth: string | null;
+  gender: string | null;
+  cpf: string | null;
+  phoneMobile: string | null;
+  phoneLandline: string | null;
+  /** Phone that receives MFA codes, with `mfaChannel` (whatsapp or sms). */
+  mfaPhone: string | null;
+  mfaChannel: string | null;
+  mfaEnabled: Bool;
+  frequencyReceiveEmail: string;
+  language: string;
+  licenseNumber: string | null;
+  licenseState: string | null;
+  favoriteTagId: string | null;
+  /** Company users: the institution they administer; physicians: the inviting institution. */
+  institutionId: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface TagTable {
+  id: string;
+  institutionId: string;
+  tag: string;
+  createdAt: Timestamp;
+}
+
+export interface TagMemberTable {
+  tagId: string;
+  userId: string;
+  createdAt: Timestamp;
+}
+
+export interface ProtocolTable {
+  id: string;
+  institutionId: string;
+  number: string;
+  passwordHash: string;
+  requestedAt: Timestamp | null;
+  /** requestedAt, or createdAt when absent: the key the lists sort and filter on. */
+  sortAt: Timestamp;
+  tagId: string | null;
+  patientExternalId: string;
+  patientName: string;
+  /** Lower-case, accent-free name for search. */
+  patientNameSearch: string;
+  patientBirthDate: string;
+  patientGender: string;
+  patientEmail: string | null;
+  patientPhone: string | null;
+  patientCpf: string | null;
+  patientMotherName: string | null;
+  patientUserId: string | null;
+  disabled: Bool;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+/** One row per requester license (CRM + UF) present in a protocol: the physician list's index. */
+export interface ProtocolRequesterTable {
+  protocolId: string;
+  crm: string;
+  uf: string;
+  sortAt: Timestamp;
+}
+
+export interface ExamTable {
+  id: string;
+  protocolId: string;
+  examKey: string;
+  description: string;
+  type: string;
+  modalityCode: string;
+  modalityName: string;
+  requesterIdentifier: string | null;
+  requesterName: string | null;
+  requesterCrm: string | null;
+  requesterUf: string | null;
+  status: string | null;
+  statusCode: string;
+  rectificationStatus: string | null;
+  performedAt: Timestamp | null;
+  deliveredAt: Timestamp | null;
+  isEnabled: Bool;
+  /** Position in the last ingest body. */
+  position: number;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface ResourceTable {
+  id: string;
+  examId: string;
+  identifier: string;
+  type: string;
+  storageKey: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+  crc32: number;
+  pageCount: number | null;
+  signedStorageKey: string | null;
+  signedContentType: string | null;
+  signedSize: number | null;
+  signedSha256: string | null;
+  signedCrc32: number | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface AnalyteTable {
+  id: string;
+  examId: string;
+  code: string;
+  name: string;
+  unit: string | null;
+  value: string;
+  valueNumber: number | null;
+  referenceMin: number | null;
+  referenceMax: number | null;
+  referenceText: string | null;
+  position: number;
+}
+
+export interface ExamReadTable {
+  /** A user id, or `protocol:<id>` for a protocol without a patient account (guest reads). */
+  viewerKey: string;
+  examId: string;
+  readAt: Timestamp;
+}
+
+export interface ShareTable {
+  id: string;
+  patientUserId: string;
+  email: string;
+  tokenHash: string;
+  message: string | null;
+  daysExpiration: number;
+  language: string;
+  institutionId: string | null;
+  active: Bool;
+  createdAt: Timestamp;
+  expiresAt: Timestamp;
+  canceledAt: Timestamp | null;
+}
+
+export interface ShareProtocolTable {
+  shareId: string;
+  protocolId: string;
+}
+
+export interface TermTable {
+  id: string;
+  /** TERMS (service terms) or PP (privacy policy). */
+  termType: string;
+  userType: string;
+  version: number;
+  /** JSON: { "pt-br": "...", "es": "...", "en": "..." } */
+  content: string;
+  createdAt: Timestamp;
+}
+
+export interface TermAcceptanceTable {
+  userId: string;
+  termId: string;
+  acceptedAt: Timestamp;
+}
+
+export type OneTimeTokenKind =
+  'ACTIVATION' | 'RESET' | 'INVITE_PHYSICIAN' | 'INVITE_COMPANY' | 'INVITE_PATIENT' | 'EXTERNAL_FIRST_PASSWORD';
+
+export interface OneTimeTokenTable {
+  id: string;
+  kind: OneTimeTokenKind;
+  tokenHash: string;
+  userId: string | null;
+  email: string | null;
+  institutionId: string | null;
+  /** JSON with the invitation's fixed data (name, crm, uf, protocol id, ...). */
+  payload: string;
+  status: string;
+  language: string;
+  expiresAt: Timestamp;
+  usedAt: Timestamp | null;
+  createdAt: Timestamp;
+}
+
+export interface MfaCodeTable {
+  id: string;
+  userId: string;
+  /** LOGIN, ACTIVATE or INACTIVATE */
+  purpose: string;
+  phone: string;
+  channel: string;
+  codeHash: string;
+  tries: number;
+  expiresAt: Timestamp;
+  usedAt: Timestamp | null;
+  createdAt: Timestamp;
+}
+
+export type SessionRole = 'PATIENT' | 'PHYSICIAN' | 'EXTERNAL' | 'GUEST' | 'ADMIN' | 'COMPANY' | 'SHARE';
+
+export interface SessionTable {
+  id: string;
+  role: SessionRole;
+  userId: string | null;
+  shareId: string | null;
+  /** Guests: the protocol number or the e-mail used to sign in. */
+  username: string;
+  institutionCode: string | null;
+  appKey: string;
+  createdAt: Timestamp;
+  expiresAt: Timestamp;
+  revokedAt: Timestamp | null;
+}
+
+/** The protocols a guest or share session reaches. */
+export interface SessionProtocolTable {
+  sessionId: string;
+  protocolId: string;
+}
+
+export interface ThrottleTable {
+  key: string;
+  failures: number;
+  firstFailureAt: Timestamp;
+  lastFailureAt: Timestamp;
+  lockedUntil: Timestamp | null;
+}
+
+export interface AuditEventTable {
+  id: string;
+  occurredAt: Timestamp;
+  application: string;
+  tenant: string | null;
+  event: string;
+  /** JSON: { type, id, ... } */
+  resource: string | null;
+  protocolId: string | null;
+  systemUserId: string | null;
+  systemUserName: string | null;
+  role: string | null;
+  sharedWith: string | null;
+  /** JSON list of the patients concerned. */
+  patients: string | null;
+  /** JSON with the client's or server's extra detail. */
+  macro: string | null;
+  ip: string | null;
+  requestId: string | null;
+}
+
+export interface OutboxTable {
+  id: string;
+  /** EMAIL or SMS */
+  channel: string;
+  recipient: string;
+  subject: string | null;
+  /** JSON: mail { text, html } or sms { channel, text } */
+  payload: string;
+  /** PENDING, SENT or DEAD */
+  status: string;
+  attempts: number;
+  nextAttemptAt: Timestamp;
+  lockedUntil: Timestamp | null;
+  lastError: string | null;
+  dedupeKey: string | null;
+  createdAt: Timestamp;
+  sentAt: Timestamp | null;
+}
+
+export interface ResultNotificationTable {
+  id: string;
+  examId: string;
+  recipientEmail: string;
+  userId: string | null;
+  frequency: string;
+  language: string;
+  createdAt: Timestamp;
+  /** Set when the mail (single or digest) holding it was queued in the outbox. */
+  queuedAt: Timestamp | null;
+}
+
+export interface SmartStatusTable {
+  id: string;
+  institutionId: string;
+  protocolId: string;
+  examId: string;
+  status: string;
+  createdAt: Timestamp;
+}
+
+export interface SettingTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  institutions: InstitutionTable;
+  visualizerSettings: VisualizerSettingTable;
+  users: UserTable;
+  tags: TagTable;
+  tagMembers: TagMemberTable;
+  protocols: ProtocolTable;
+  protocolRequesters: ProtocolRequesterTable;
+  exams: ExamTable;
+  resources: ResourceTable;
+  analytes: AnalyteTable;
+  examReads: ExamReadTable;
+  shares: ShareTable;
+  shareProtocols: ShareProtocolTable;
+  terms: TermTable;
+  termAcceptances: TermAcceptanceTable;
+  oneTimeTokens: OneTimeTokenTable;
+  mfaCodes: MfaCodeTable;
+  sessions: SessionTable;
+  sessionProtocols: SessionProtocolTable;
+  throttles: ThrottleTable;
+  auditEvents: AuditEventTable;
+  outbox: OutboxTable;
+  resultNotifications: ResultNotificationTable;
+  smartStatus: SmartStatusTable;
+  appSettings: SettingTable;
+}

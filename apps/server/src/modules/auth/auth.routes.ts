@@ -1,0 +1,6 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../../context.js';
+
+export default function authRoutes(_ctx: AppContext): FastifyPluginAsync {
+  return async () => {};
+}

@@ -1,0 +1,201 @@
+import type { FastifyRequest } from 'fastify';
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { ServerMessage } from '@portal/shared/errors';
+import type { AppContext } from '../context.js';
+import type { SessionRole } from '../db/schema.js';
+import { addMs } from '../lib/clock.js';
+import { AppError, forbidden, unauthorized } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+
+const ISSUER = 'results-portal';
+const AUDIENCE = 'results-portal';
+
+/** The caller of a request, as its session says. */
+export interface AuthContext {
+  sessionId: string;
+  role: SessionRole;
+  userId: string | null;
+  shareId: string | null;
+  username: string;
+  institutionCode: string | null;
+  appKey: string;
+  expiresAt: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by `authenticate` when the bearer token is valid. */
+    auth: AuthContext | null;
+  }
+}
+
+export interface NewSession {
+  role: SessionRole;
+  userId?: string | null;
+  shareId?: string | null;
+  username: string;
+  institutionCode?: string | null;
+  appKey?: string;
+  /** Guest and share sessions: the protocols they reach. */
+  protocolIds?: string[];
+  /** Defaults to the configured session lifetime; a share session ends with its share. */
+  expiresAt?: Date;
+}
+
+/** Creates a revocable session row and signs its token (HS256 JWT). */
+export async function issueSession(
+  ctx: AppContext,
+  input: NewSession,
+): Promise<{ accessToken: string; sessionId: string; expiresAt: Date }> {
+  const now = ctx.clock.now();
+  const id = newId();
+  const expiresAt = input.expiresAt ?? addMs(now, ctx.config.sessionTtlMs);
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('sessions')
+      .values({
+        id,
+        role: input.role,
+        userId: input.userId ?? null,
+        shareId: input.shareId ?? null,
+        username: input.username,
+        institutionCode: input.institutionCode ?? null,
+        appKey: input.appKey ?? 'login',
+        createdAt: now.toISOString(),
+        expiresAt: expiresAt.toISOString(),
+        revokedAt: null,
+      })
+      .execute();
+    const protocolIds = [...new Set(input.protocolIds ?? [])];
+    for (let i = 0; i < protocolIds.length; i += 500) {
+      await trx
+        .insertInto('sessionProtocols')
+        .values(protocolIds.slice(i, i + 500).map((protocolId) => ({ sessionId: id, protocolId })))
+        .execute();
+    }
+  });
+  const jwt = new SignJWT({ role: input.role, ...(input.institutionCode ? { code: input.institutionCode } : {}) })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(input.userId ?? input.username)
+    .setJti(id)
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt(Math.floor(now.getTime() / 1000))
+    .setExpirationTime(Math.floor(expiresAt.getTime() / 1000));
+  const accessToken = await jwt.sign(ctx.jwtSecret);
+  return { accessToken, sessionId: id, expiresAt };
+}
+
+export async function revokeSession(ctx: AppContext, sessionId: string): Promise<void> {
+  await ctx.db
+    .updateTable('sessions')
+    .set({ revokedAt: ctx.clock.now().toISOString() })
+    .where('id', '=', sessionId)
+    .where('revokedAt', 'is', null)
+    .execute();
+}
+
+/** Revokes every live session of a user, except `keepSessionId` when given. */
+export async function revokeUserSessions(ctx: AppContext, userId: string, keepSessionId?: string): Promise<void> {
+  let q = ctx.db
+    .updateTable('sessions')
+    .set({ revokedAt: ctx.clock.now().toISOString() })
+    .where('userId', '=', userId)
+    .where('revokedAt', 'is', null);
+  if (keepSessionId) q = q.where('id', '!=', keepSessionId);
+  await q.execute();
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const m = /^Bearer\s+(\S+)$/i.exec(header);
+  return m?.[1];
+}
+
+/**
+ * Verifies a session token: signature (HS256 only), issuer, audience, expiry, and the session row
+ * (revoked, expired, its share ended, its protocols disabled). Throws 401/403 as contract 3 says.
+ */
+export async function verifyAccessToken(ctx: AppContext, token: string): Promise<AuthContext> {
+  let payload;
+  try {
+    ({ payload } = await jwtVerify(token, ctx.jwtSecret, {
+      algorithms: ['HS256'],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      currentDate: ctx.clock.now(),
+    }));
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) throw unauthorized('Session expired.');
+    throw unauthorized();
+  }
+  if (!payload.jti) throw unauthorized(ServerMessage.userNotInformedOnJwt);
+  const session = await ctx.db.selectFrom('sessions').selectAll().where('id', '=', payload.jti).executeTakeFirst();
+  const now = ctx.clock.now().toISOString();
+  if (!session) throw unauthorized();
+  if (session.role === 'SHARE') {
+    const share = session.shareId
+      ? await ctx.db
+          .selectFrom('shares')
+          .select(['active', 'expiresAt'])
+          .where('id', '=', session.shareId)
+          .executeTakeFirst()
+      : undefined;
+    if (!share || !share.active || share.expiresAt <= now || session.revokedAt) {
+      throw unauthorized(ServerMessage.shareExpired);
+    }
+  }
+  if (session.revokedAt || session.expiresAt <= now) throw unauthorized();
+  if (session.role === 'GUEST') {
+    const live = await ctx.db
+      .selectFrom('sessionProtocols')
+      .innerJoin('protocols', 'protocols.id', 'sessionProtocols.protocolId')
+      .select('protocols.id')
+      .where('sessionProtocols.sessionId', '=', session.id)
+      .where('protocols.disabled', '=', 0)
+      .limit(1)
+      .executeTakeFirst();
+    if (!live) throw forbidden(ServerMessage.protocolOrEmailDisabled);
+  }
+  if (session.userId) {
+    const user = await ctx.db
+      .selectFrom('users')
+      .select(['disabled'])
+      .where('id', '=', session.userId)
+      .executeTakeFirst();
+    if (!user || user.disabled) throw unauthorized();
+  }
+  return {
+    sessionId: session.id,
+    role: session.role,
+    userId: session.userId,
+    shareId: session.shareId,
+    username: session.username,
+    institutionCode: session.institutionCode,
+    appKey: session.appKey,
+    expiresAt: session.expiresAt,
+  };
+}
+
+/** preHandler: requires a valid bearer token (401 otherwise) and sets `request.auth`. */
+export function authenticate(ctx: AppContext) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const token = bearerToken(request);
+    if (!token) throw unauthorized();
+    request.auth = await verifyAccessToken(ctx, token);
+  };
+}
+
+/** The authenticated caller, or 401. */
+export function requireAuth(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw unauthorized();
+  return request.auth;
+}
+
+/** The authenticated caller when its role is one of `roles`, else 403. */
+export function requireRole(request: FastifyRequest, ...roles: SessionRole[]): AuthContext {
+  const auth = requireAuth(request);
+  if (!roles.includes(auth.role)) throw new AppError(403, ServerMessage.forbidden);
+  return auth;
+}

@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import { AppError } from '../lib/errors.js';
+import { ServerMessage } from '@portal/shared/errors';
+import type { ByteRange, Storage, StoredObject } from './storage.js';
+
+const KEY_PATTERN = /^[a-z0-9][a-z0-9/_-]*$/;
+
+/** Counts, hashes and CRCs bytes as they pass, refusing more than maxBytes. */
+export function measuringStream(maxBytes: number) {
+  const hash = createHash('sha256');
+  let crc = 0;
+  let size = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        done(new AppError(413, ServerMessage.payloadTooLarge, { maxBytes }));
+        return;
+      }
+      hash.update(chunk);
+      crc = zlib.crc32(chunk, crc);
+      done(null, chunk);
+    },
+  });
+  const result = (): StoredObject => ({ size, sha256: hash.digest('hex'), crc32: crc >>> 0 });
+  return { stream, result };
+}
+
+/** Files on disk, written atomically: temp file, fsync, rename, fsync of the folder. */
+export class DiskStorage implements Storage {
+  constructor(private readonly root: string) {
+    fs.mkdirSync(root, { recursive: true });
+  }
+
+  private pathOf(key: string): string {
+    if (!KEY_PATTERN.test(key) || key.includes('..')) throw new Error(`invalid storage key ${key}`);
+    return path.join(this.root, key);
+  }
+
+  localPath(key: string): string {
+    return this.pathOf(key);
+  }
+
+  async put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<StoredObject> {
+    const target = this.pathOf(key);
+    const dir = path.dirname(target);
+    await fsp.mkdir(dir, { recursive: true });
+    const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
+    const measure = measuringStream(options.maxBytes);
+    try {
+      const handle = await fsp.open(temp, 'w', 0o600);
+      try {
+        await pipeline(body, measure.stream, handle.createWriteStream({ autoClose: false }));
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fsp.rename(temp, target);
+      const dirHandle = await fsp.open(dir, 'r');
+      try {
+        await dirHandle.sync();
+      } finally {
+        await dirHandle.close();
+      }
+    } catch (error) {
+      await fsp.rm(temp, { force: true });
+      throw error;
+    }
+    return measure.result();
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Readable> {
+    const file = this.pathOf(key);
+    await fsp.access(file);
+    return fs.createReadStream(file, range ? { start: range.start, end: range.end } : undefined);
+  }
+
+  async delete(key: string): Promise<void> {
+    await fsp.rm(this.pathOf(key), { force: true });
+  }
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await fsp.access(this.pathOf(key));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

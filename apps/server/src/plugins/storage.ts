@@ -1,0 +1,28 @@
+import type { Readable } from 'node:stream';
+
+/** What storing a file produced; crc32 is kept so zips are written without re-reading files. */
+export interface StoredObject {
+  size: number;
+  sha256: string;
+  crc32: number;
+}
+
+export interface ByteRange {
+  start: number;
+  /** Inclusive. */
+  end: number;
+}
+
+/** Result files behind one interface: disk by default, S3-compatible with STORAGE_URL. */
+export interface Storage {
+  /**
+   * Writes a stream under a server-made key, atomically: readers see the whole file or nothing.
+   * Throws (and leaves nothing) when the stream errors or exceeds `maxBytes`.
+   */
+  put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<StoredObject>;
+  get(key: string, range?: ByteRange): Promise<Readable>;
+  delete(key: string): Promise<void>;
+  exists(key: string): Promise<boolean>;
+  /** A local path for the file when the backend has one (lets tools read it directly). */
+  localPath?(key: string): string;
+}

@@ -1,0 +1,120 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import { loadConfig } from '../config.js';
+import type { Clock } from '../lib/clock.js';
+import { issueSession, type NewSession } from '../plugins/auth.js';
+import { createPortal, type RunningPortal, type StartOptions } from '../server.js';
+
+/** Which database the suite runs on: SQLite by default, PostgreSQL with TEST_DATABASE=postgres. */
+export const TEST_DIALECT = process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A controllable clock. */
+export class TestClock implements Clock {
+  constructor(private current = new Date('2026-11-20T12:00:00.000Z')) {}
+  now(): Date {
+    return new Date(this.current);
+  }
+  set(date: Date | string): void {
+    this.current = new Date(date);
+  }
+  advance(ms: number): void {
+    this.current = new Date(this.current.getTime() + ms);
+  }
+}
+
+/** A fresh, empty database for one test file: a temp SQLite file or a new PostgreSQL database. */
+export async function freshDatabaseEnv(): Promise<{
+  env: Record<string, string>;
+  dataDir: string;
+  drop(): Promise<void>;
+}> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-test-'));
+  if (TEST_DIALECT === 'sqlite') {
+    return {
+      env: { DATA_DIR: dataDir },
+      dataDir,
+      drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const name = `portal_test_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATA_DIR: dataDir, DATABASE_URL: url.toString() },
+    dataDir,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestPortal extends RunningPortal {
+  clock: TestClock;
+  /** Every log line written so far, as text. */
+  logs(): string;
+  env: Record<string, string>;
+  /** Closes the portal and drops its database. */
+  destroy(): Promise<void>;
+  /** Signs in without a password, for tests of other features. */
+  sessionFor(input: NewSession): Promise<string>;
+}
+
+export interface TestPortalOptions extends StartOptions {
+  env?: Record<string, string>;
+  /** Reuse the database of an earlier portal (restarts). */
+  reuse?: { env: Record<string, string> };
+}
+
+/** Starts a portal on a fresh database (not listening: use `app.inject`). */
+export async function startTestPortal(options: TestPortalOptions = {}): Promise<TestPortal> {
+  const database = options.reuse ? { env: options.reuse.env, drop: async () => {} } : await freshDatabaseEnv();
+  const env = {
+    JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
+    LOG_LEVEL: 'info',
+    PUBLIC_URL: 'http://portal.test',
+    ...database.env,
+    ...options.env,
+  };
+  const config = loadConfig(env);
+  const clock = options.clock instanceof TestClock ? options.clock : new TestClock();
+  let logText = '';
+  const logStream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logText += chunk.toString();
+      done();
+    },
+  });
+  const portal = await createPortal(config, { outbox: false, ...options, clock, logStream });
+  await portal.app.ready();
+  return {
+    ...portal,
+    clock,
+    env,
+    logs: () => logText,
+    destroy: async () => {
+      await portal.close();
+      await database.drop();
+    },
+    sessionFor: async (input) => (await issueSession(portal.ctx, input)).accessToken,
+  };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
