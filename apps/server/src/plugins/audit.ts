@@ -1,0 +1,64 @@
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import type { Db } from '../db/database.js';
+import { newId } from '../lib/ids.js';
+
+/** Events the server writes itself (contract 8); `trace/log` adds the client's own. */
+export type AuditEventName =
+  | 'LOGIN'
+  | 'LOGIN_FAILED'
+  | 'VIEW_PROTOCOL'
+  | 'VIEW_REPORT'
+  | 'VIEW_IMAGE'
+  | 'DOWNLOAD_SIGNATURE'
+  | 'BATCH_PRINT'
+  | 'SHARE_CREATED'
+  | 'SHARE_REVOKED'
+  | 'SHARE_OPENED'
+  | 'HISTORY_VIEWED'
+  | (string & {});
+
+export interface AuditRecord {
+  event: AuditEventName;
+  /** Institution code. */
+  tenant?: string | null;
+  resource?: Record<string, unknown> | null;
+  protocolId?: string | null;
+  systemUser?: { id: string | null; name: string | null; role?: string | null } | null;
+  sharedWith?: string | null;
+  patients?: Array<Record<string, unknown>> | null;
+  macro?: Record<string, unknown> | null;
+  application?: string;
+}
+
+/**
+ * Appends one record to the audit trail (the table refuses updates and deletes). Pass the
+ * transaction that makes the change, so the trace and the change commit together.
+ */
+export async function recordAudit(
+  ctx: AppContext,
+  record: AuditRecord,
+  request?: FastifyRequest,
+  db: Db = ctx.db,
+): Promise<void> {
+  await db
+    .insertInto('auditEvents')
+    .values({
+      id: newId(),
+      occurredAt: ctx.clock.now().toISOString(),
+      application: record.application ?? 'results-portal',
+      tenant: record.tenant ?? null,
+      event: record.event,
+      resource: record.resource ? JSON.stringify(record.resource) : null,
+      protocolId: record.protocolId ?? null,
+      systemUserId: record.systemUser?.id ?? null,
+      systemUserName: record.systemUser?.name ?? null,
+      role: record.systemUser?.role ?? request?.auth?.role ?? null,
+      sharedWith: record.sharedWith ?? null,
+      patients: record.patients ? JSON.stringify(record.patients) : null,
+      macro: record.macro ? JSON.stringify(record.macro) : null,
+      ip: request?.ip ?? null,
+      requestId: request?.id ?? null,
+    })
+    .execute();
+}
