@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The whole test run: checks, unit and API tests on SQLite and on PostgreSQL, then the browser
+# journeys against the built app. Installs Debian's chromium when it is missing. Fails (never
+# skips) when PostgreSQL or Chromium cannot be had.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+REPORTS=$(mktemp -d)
+trap 'rm -rf "$REPORTS"' EXIT
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "Dependencies"
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+
+CHROMIUM_PATH=${CHROMIUM_PATH:-$(command -v chromium || true)}
+if [ -z "$CHROMIUM_PATH" ]; then
+  step "Installing Debian's chromium"
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  fi
+  CHROMIUM_PATH=$(command -v chromium || true)
+fi
+if [ -z "$CHROMIUM_PATH" ]; then
+  echo "Chromium is required for the browser tests and could not be installed." >&2
+  exit 1
+fi
+export CHROMIUM_PATH
+
+step "PostgreSQL"
+PG_ADMIN_URL=${TEST_PG_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}
+export TEST_PG_ADMIN_URL=$PG_ADMIN_URL
+pg_up() { node -e "const pg=require('pg');const c=new pg.Client({connectionString:process.argv[1]});c.connect().then(()=>c.end()).then(()=>process.exit(0),()=>process.exit(1))" "$PG_ADMIN_URL" 2>/dev/null; }
+if ! (cd apps/server && pg_up); then
+  if command -v pg_ctlcluster >/dev/null && [ -d /etc/postgresql ]; then
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start || true
+    sleep 2
+  fi
+fi
+if ! (cd apps/server && pg_up); then
+  echo "PostgreSQL is not reachable at $PG_ADMIN_URL: the PostgreSQL suite cannot run." >&2
+  exit 1
+fi
+
+step "Format, lint, types"
+npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }
+npx eslint . --max-warnings 0
+npx tsc -b packages/shared apps/server apps/web e2e bench
+
+step "Unit and API tests on SQLite"
+npx vitest run --project shared --project server --project web \
+  --reporter=default --reporter=json --outputFile.json="$REPORTS/sqlite.json"
+
+step "API tests on PostgreSQL"
+TEST_DATABASE=postgres npx vitest run --project server \
+  --reporter=default --reporter=json --outputFile.json="$REPORTS/postgres.json"
+
+step "Build"
+npm run build
+
+step "Browser journeys in headless Chromium"
+npx vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$REPORTS/e2e.json"
+
+step "Summary"
+node -e '
+const fs = require("fs");
+let passed = 0, failed = 0, skipped = 0;
+for (const f of process.argv.slice(1)) {
+  const r = JSON.parse(fs.readFileSync(f, "utf8"));
+  passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + r.numTodoTests;
+  console.log(`${f.split("/").pop().replace(".json", "")}: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
+}
+if (passed === 0) { console.error("no test ran"); process.exit(1); }
+console.log(`${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
+process.exit(failed ? 1 : 0);
+' "$REPORTS/sqlite.json" "$REPORTS/postgres.json" "$REPORTS/e2e.json"
