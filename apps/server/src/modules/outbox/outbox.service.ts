@@ -1,6 +1,8 @@
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { newId } from '../../lib/ids.js';
+import { renderMail } from './mail-render.js';
+import { insertMessage } from './outbox.repository.js';
 
 /** Every mail of contract section 4, plus the result-ready notices. */
 export type MailKind =
@@ -22,38 +24,52 @@ export interface MailRequest {
   link?: string;
   /** Institution name for branding. */
   institutionName?: string | null;
-  /** Free values the template uses (recipient name, sender name, message, expiry days, ...). */
+  /**
+   * Values the templates use: `name` (recipient), `senderName`, `message` and `days` (share expiry)
+   * for protocolShared; `days` or `hours` (link validity, default 24 h for activation and reset,
+   * 7 days for invitations); `count` and `period` (`DAY` or `WEEK`) for resultDigest; `tag`.
+   */
   params?: Record<string, string | number | null | undefined>;
   /** When set, a second request with the same key queues nothing (idempotent producers). */
   dedupeKey?: string;
 }
 
 /**
- * Queues a mail in the durable outbox, in the caller's transaction when given: it is sent by the
- * worker, retried until the far end takes it, and never sent twice after a success.
- * (Placeholder body: the outbox module renders templates here.)
+ * Queues a mail in the durable outbox, in the caller's transaction when given: it is rendered now
+ * (subject, text and HTML in the request's language), sent by the worker, retried until the far
+ * end takes it, and never sent twice after a success.
  */
 export async function queueMail(ctx: AppContext, mail: MailRequest, db: Db = ctx.db): Promise<void> {
+  const rendered = renderMail(mail, ctx.config.publicUrl);
   const now = ctx.clock.now().toISOString();
-  await db
-    .insertInto('outbox')
-    .values({
-      id: newId(),
-      channel: 'EMAIL',
-      recipient: mail.to,
-      subject: mail.kind,
-      payload: JSON.stringify({ text: mail.link ?? '', params: mail.params ?? {} }),
-      status: 'PENDING',
-      attempts: 0,
-      nextAttemptAt: now,
-      lockedUntil: null,
-      lastError: null,
-      dedupeKey: mail.dedupeKey ?? null,
-      createdAt: now,
-      sentAt: null,
-    })
-    .onConflict((oc) => oc.column('dedupeKey').doNothing())
-    .execute();
+  const inserted = await insertMessage(db, {
+    id: newId(),
+    channel: 'EMAIL',
+    recipient: mail.to,
+    subject: rendered.subject,
+    payload: JSON.stringify({ kind: mail.kind, text: rendered.text, html: rendered.html }),
+    status: 'PENDING',
+    attempts: 0,
+    nextAttemptAt: now,
+    lockedUntil: null,
+    lastError: null,
+    dedupeKey: mail.dedupeKey ?? null,
+    createdAt: now,
+    sentAt: null,
+  });
+  if (!inserted) return;
+  if (ctx.config.smtpUrl) {
+    ctx.log.debug({ to: mail.to, subject: rendered.subject }, 'mail queued');
+  } else if (ctx.config.demoData) {
+    // Only a demo prints the text: its links are what a person trying the demo needs to follow.
+    ctx.log.info(
+      { to: mail.to, subject: rendered.subject, text: rendered.text },
+      'mail waits in the outbox (no SMTP_URL)',
+    );
+  } else {
+    // The text holds one-time links that open accounts: without a demo it never reaches the log.
+    ctx.log.info({ to: mail.to, subject: rendered.subject }, 'mail waits in the outbox (no SMTP_URL)');
+  }
 }
 
 /** Queues an SMS or WhatsApp message (MFA codes) in the outbox; `to` is digits with country code. */
@@ -63,22 +79,30 @@ export async function queueSms(
   db: Db = ctx.db,
 ): Promise<void> {
   const now = ctx.clock.now().toISOString();
-  await db
-    .insertInto('outbox')
-    .values({
-      id: newId(),
-      channel: 'SMS',
-      recipient: sms.to,
-      subject: null,
-      payload: JSON.stringify({ channel: sms.channel, text: sms.text }),
-      status: 'PENDING',
-      attempts: 0,
-      nextAttemptAt: now,
-      lockedUntil: null,
-      lastError: null,
-      dedupeKey: null,
-      createdAt: now,
-      sentAt: null,
-    })
-    .execute();
+  await insertMessage(db, {
+    id: newId(),
+    channel: 'SMS',
+    recipient: sms.to,
+    subject: null,
+    payload: JSON.stringify({ channel: sms.channel, text: sms.text }),
+    status: 'PENDING',
+    attempts: 0,
+    nextAttemptAt: now,
+    lockedUntil: null,
+    lastError: null,
+    dedupeKey: null,
+    createdAt: now,
+    sentAt: null,
+  });
+  if (ctx.config.smsWebhookUrl) {
+    ctx.log.debug({ to: sms.to, channel: sms.channel }, 'message queued');
+  } else if (ctx.config.demoData) {
+    ctx.log.info(
+      { to: sms.to, channel: sms.channel, text: sms.text },
+      'message waits in the outbox (no SMS_WEBHOOK_URL)',
+    );
+  } else {
+    // The text is an MFA code: a secret, kept out of the log.
+    ctx.log.info({ to: sms.to, channel: sms.channel }, 'message waits in the outbox (no SMS_WEBHOOK_URL)');
+  }
 }

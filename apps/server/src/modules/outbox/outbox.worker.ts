@@ -1,4 +1,22 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MFA_CODE_TTL_MS } from '@portal/shared/limits';
 import type { AppContext } from '../../context.js';
+import {
+  claimMessage,
+  findDueMessages,
+  markFailed,
+  markSent,
+  type OutboxChannel,
+  type OutboxMessage,
+} from './outbox.repository.js';
+import {
+  describeError,
+  type MailMessage,
+  PermanentDeliveryError,
+  type SmsMessage,
+  smsWebhookSender,
+  smtpSender,
+} from './outbox.transports.js';
 
 export interface OutboxTransports {
   sendMail(message: { to: string; subject: string; text: string; html?: string }): Promise<void>;
@@ -6,10 +24,165 @@ export interface OutboxTransports {
 }
 
 export interface OutboxWorker {
+  /** Stops polling and waits for the send in flight (its result is recorded). */
   stop(): Promise<void>;
 }
 
-/** Placeholder until the outbox module lands. */
-export function startOutboxWorker(_ctx: AppContext, _transports?: Partial<OutboxTransports>): OutboxWorker {
-  return { stop: async () => {} };
+/** Retry policy: 5 s, 10 s, 20 s ... at most 15 minutes apart; given up after 20 attempts (~3.5 h). */
+export const OUTBOX_RETRY = {
+  firstDelayMs: 5_000,
+  maxDelayMs: 15 * 60_000,
+  maxAttempts: 20,
+  /** How long a claim holds a row; far above the transports' own time-outs. */
+  leaseMs: 10 * 60_000,
+  batchSize: 20,
+} as const;
+
+/** Delay before the next attempt after `attempts` failures, with jitter so retries do not align. */
+export function retryDelayMs(attempts: number, random: () => number = Math.random): number {
+  const exponential = OUTBOX_RETRY.firstDelayMs * 2 ** Math.min(Math.max(attempts - 1, 0), 20);
+  const capped = Math.min(exponential, OUTBOX_RETRY.maxDelayMs);
+  // "Equal jitter": between half and the whole delay, never above the cap.
+  return Math.round(capped / 2 + (capped / 2) * random());
+}
+
+interface Senders {
+  mail?: (m: MailMessage) => Promise<void>;
+  sms?: (m: SmsMessage) => Promise<void>;
+  close(): void;
+}
+
+function resolveSenders(ctx: AppContext, injected: Partial<OutboxTransports>): Senders {
+  const smtp = !injected.sendMail && ctx.config.smtpUrl ? smtpSender(ctx.config.smtpUrl, ctx.config.mailFrom) : null;
+  const webhook = ctx.config.smsWebhookUrl;
+  return {
+    mail: injected.sendMail ?? smtp?.send,
+    sms: injected.sendSms ?? (webhook ? smsWebhookSender(webhook) : undefined),
+    close: () => smtp?.close(),
+  };
+}
+
+/**
+ * Sends what is due in the outbox, one row at a time: claim, send, mark sent. Returns how many
+ * rows it looked at, so the caller knows whether more may be waiting.
+ */
+export async function processDueMessages(
+  ctx: AppContext,
+  senders: Pick<Senders, 'mail' | 'sms'>,
+  shouldStop: () => boolean = () => false,
+): Promise<number> {
+  const channels: OutboxChannel[] = [];
+  if (senders.mail) channels.push('EMAIL');
+  if (senders.sms) channels.push('SMS');
+  const now = ctx.clock.now();
+  const rows = await findDueMessages(ctx.db, now.toISOString(), channels, OUTBOX_RETRY.batchSize);
+  for (const row of rows) {
+    if (shouldStop()) break;
+    const claimedAt = ctx.clock.now();
+    const leaseUntil = new Date(claimedAt.getTime() + OUTBOX_RETRY.leaseMs).toISOString();
+    if (!(await claimMessage(ctx.db, row.id, claimedAt.toISOString(), leaseUntil))) continue;
+    await deliver(ctx, senders, row);
+  }
+  return rows.length;
+}
+
+async function deliver(ctx: AppContext, senders: Pick<Senders, 'mail' | 'sms'>, row: OutboxMessage): Promise<void> {
+  try {
+    const payload = JSON.parse(row.payload) as { text?: string; html?: string; channel?: string };
+    if (row.channel === 'SMS') {
+      // SMS carry MFA codes, dead after 10 minutes: a late one would only confuse.
+      if (ctx.clock.now().getTime() - new Date(row.createdAt).getTime() > MFA_CODE_TTL_MS) {
+        throw new PermanentDeliveryError('expired before it could be sent');
+      }
+      await senders.sms!({ to: row.recipient, channel: payload.channel ?? 'whatsapp', text: payload.text ?? '' });
+    } else {
+      await senders.mail!({
+        to: row.recipient,
+        subject: row.subject ?? '',
+        text: payload.text ?? '',
+        html: payload.html,
+      });
+    }
+  } catch (error) {
+    await recordFailure(ctx, row, error);
+    return;
+  }
+  await recordSuccess(ctx, row);
+}
+
+async function recordSuccess(ctx: AppContext, row: OutboxMessage): Promise<void> {
+  // The far end has the message: losing this write would send it again once the lease ends, so
+  // it is retried a few times before giving up.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await markSent(ctx.db, row.id, ctx.clock.now().toISOString());
+      return;
+    } catch (error) {
+      if (attempt >= 5) {
+        ctx.log.error({ outboxId: row.id, err: error }, 'outbox: message sent but not marked; it may be sent again');
+        return;
+      }
+      await sleep(200 * attempt);
+    }
+  }
+}
+
+async function recordFailure(ctx: AppContext, row: OutboxMessage, error: unknown): Promise<void> {
+  const attempts = row.attempts + 1;
+  const lastError = describeError(error, [ctx.config.smtpUrl, ctx.config.smsWebhookUrl]);
+  const dead = error instanceof PermanentDeliveryError || attempts >= OUTBOX_RETRY.maxAttempts;
+  const now = ctx.clock.now();
+  await markFailed(ctx.db, row.id, {
+    attempts,
+    lastError,
+    status: dead ? 'DEAD' : 'PENDING',
+    nextAttemptAt: new Date(now.getTime() + (dead ? 0 : retryDelayMs(attempts))).toISOString(),
+  });
+  const detail = { outboxId: row.id, channel: row.channel, to: row.recipient, subject: row.subject, attempts };
+  if (dead) ctx.log.error({ ...detail, error: lastError }, 'outbox: message given up');
+  else ctx.log.warn({ ...detail, error: lastError }, 'outbox: send failed, will retry');
+}
+
+/**
+ * Polls the outbox every OUTBOX_POLL_MS and sends what is due: mails through SMTP_URL, SMS and
+ * WhatsApp through SMS_WEBHOOK_URL (or the injected transports). A channel without a transport
+ * is left alone: its rows wait in the outbox until one is configured.
+ */
+export function startOutboxWorker(ctx: AppContext, transports: Partial<OutboxTransports> = {}): OutboxWorker {
+  const senders = resolveSenders(ctx, transports);
+  if (!senders.mail) ctx.log.info('outbox: SMTP_URL is not set; mails wait in the outbox');
+  if (!senders.sms) ctx.log.info('outbox: SMS_WEBHOOK_URL is not set; SMS and WhatsApp messages wait in the outbox');
+  if (!senders.mail && !senders.sms) return { stop: async () => {} };
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+
+  const schedule = (ms: number) => {
+    timer = setTimeout(() => {
+      running = pass().finally(() => (running = undefined));
+    }, ms);
+    // The HTTP server keeps the process alive; a pending poll alone must not.
+    timer.unref();
+  };
+
+  const pass = async () => {
+    let seen = 0;
+    try {
+      seen = await processDueMessages(ctx, senders, () => stopped);
+    } catch (error) {
+      ctx.log.error({ err: error }, 'outbox: poll failed');
+    }
+    if (!stopped) schedule(seen >= OUTBOX_RETRY.batchSize ? 0 : ctx.config.outboxPollMs);
+  };
+
+  schedule(0);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      senders.close();
+    },
+  };
 }

@@ -1,0 +1,85 @@
+import type { Db } from '../../db/database.js';
+import type { OutboxTable } from '../../db/schema.js';
+
+export type OutboxChannel = 'EMAIL' | 'SMS';
+export type OutboxStatus = 'PENDING' | 'SENT' | 'DEAD';
+
+export interface OutboxMessage {
+  id: string;
+  channel: OutboxChannel;
+  recipient: string;
+  subject: string | null;
+  payload: string;
+  attempts: number;
+  createdAt: string;
+}
+
+/** Inserts a message; with a dedupe key already present nothing is inserted and false comes back. */
+export async function insertMessage(db: Db, row: OutboxTable): Promise<boolean> {
+  const result = await db
+    .insertInto('outbox')
+    .values(row)
+    .onConflict((oc) => oc.column('dedupeKey').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** Messages due now on the given channels, oldest due first (index outbox_due). */
+export async function findDueMessages(
+  db: Db,
+  now: string,
+  channels: OutboxChannel[],
+  limit: number,
+): Promise<OutboxMessage[]> {
+  if (channels.length === 0) return [];
+  const rows = await db
+    .selectFrom('outbox')
+    .select(['id', 'channel', 'recipient', 'subject', 'payload', 'attempts', 'createdAt'])
+    .where('status', '=', 'PENDING')
+    .where('nextAttemptAt', '<=', now)
+    .where('channel', 'in', channels)
+    .where((eb) => eb.or([eb('lockedUntil', 'is', null), eb('lockedUntil', '<=', now)]))
+    .orderBy('nextAttemptAt')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ...r, channel: r.channel as OutboxChannel }));
+}
+
+/**
+ * Takes a message for one sender until `leaseUntil`. The condition is checked by the database in
+ * the same statement as the write, so of two processes racing for a row exactly one wins.
+ */
+export async function claimMessage(db: Db, id: string, now: string, leaseUntil: string): Promise<boolean> {
+  const result = await db
+    .updateTable('outbox')
+    .set({ lockedUntil: leaseUntil })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .where('nextAttemptAt', '<=', now)
+    .where((eb) => eb.or([eb('lockedUntil', 'is', null), eb('lockedUntil', '<=', now)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Marks a message sent and releases it in one statement. */
+export async function markSent(db: Db, id: string, now: string): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({ status: 'SENT', sentAt: now, lockedUntil: null, lastError: null })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Records a failed attempt: back to PENDING with its next time, or DEAD. */
+export async function markFailed(
+  db: Db,
+  id: string,
+  update: { attempts: number; nextAttemptAt: string; lastError: string; status: OutboxStatus },
+): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({ ...update, lockedUntil: null })
+    .where('id', '=', id)
+    .execute();
+}

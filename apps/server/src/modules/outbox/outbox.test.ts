@@ -1,0 +1,324 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type ParsedMail, simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPortal, type TestPortal } from '../../test/helpers.js';
+import { queueMail, queueSms } from './outbox.service.js';
+import { smtpSender } from './outbox.transports.js';
+import { OUTBOX_RETRY, processDueMessages, retryDelayMs, startOutboxWorker } from './outbox.worker.js';
+
+const PUBLIC_URL = 'http://portal.test';
+const POLL = { OUTBOX_POLL_MS: '20' };
+
+/** A real SMTP server on 127.0.0.1 that keeps every mail it accepts, parsed. */
+class MailSink {
+  readonly mails: ParsedMail[] = [];
+  private server?: SMTPServer;
+  port = 0;
+
+  constructor(private readonly refuse?: (to: string) => boolean) {}
+
+  async start(port = this.port): Promise<void> {
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['AUTH', 'STARTTLS'],
+      logger: false,
+      onRcptTo: (address, _session, done) => {
+        if (this.refuse?.(address.address)) {
+          const error = Object.assign(new Error('mailbox unavailable'), { responseCode: 550 });
+          done(error);
+          return;
+        }
+        done();
+      },
+      onData: (stream, _session, done) => {
+        simpleParser(stream)
+          .then((mail) => {
+            this.mails.push(mail);
+            done();
+          })
+          .catch(done);
+      },
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    this.port = (server.server.address() as AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, limitMs = 15_000): Promise<void> {
+  const until = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`gave up waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+const lines = (text: string | false | undefined) => String(text || '').split(/\r?\n/);
+const rows = (portal: TestPortal) => portal.ctx.db.selectFrom('outbox').selectAll().orderBy('createdAt').execute();
+
+const portals: TestPortal[] = [];
+async function portal(options: Parameters<typeof startTestPortal>[0] = {}): Promise<TestPortal> {
+  const p = await startTestPortal(options);
+  portals.push(p);
+  return p;
+}
+afterEach(async () => {
+  // Portals sharing a database: close them all first, then drop the database once.
+  const all = portals.splice(0);
+  await Promise.all(all.map((p) => p.close()));
+  for (const p of all) await p.destroy();
+});
+
+describe('mails through a real SMTP server', () => {
+  const sink = new MailSink();
+  beforeAll(() => sink.start());
+  afterAll(() => sink.stop());
+
+  it('delivers mails in pt-br, es and en with a text part holding the link alone on its line and an HTML part', async () => {
+    sink.mails.length = 0;
+    const p = await portal({
+      outbox: true,
+      env: { ...POLL, SMTP_URL: sink.url, MAIL_FROM: 'Resultados <resultados@clinica.test>' },
+    });
+    const reset = `${PUBLIC_URL}/password/reset?token=abc123&language=pt-br`;
+    const invite = `${PUBLIC_URL}/physician/create?code=DEMO&token=tok456&language=es`;
+    const share = `${PUBLIC_URL}/landing/share-token-789`;
+    await queueMail(p.ctx, { kind: 'passwordRecovery', to: 'ana@paciente.test', language: 'pt-br', link: reset });
+    await queueMail(p.ctx, {
+      kind: 'physicianInvitation',
+      to: 'dr.luis@medico.test',
+      language: 'ES',
+      link: invite,
+      institutionName: 'Clínica Demonstração',
+      params: { name: 'Luis' },
+    });
+    await queueMail(p.ctx, {
+      kind: 'protocolShared',
+      to: 'friend@example.test',
+      language: 'en',
+      link: share,
+      params: { senderName: 'Maria Silva', message: 'Please look at my MRI', days: 7 },
+    });
+    await waitFor(() => sink.mails.length === 3, 'three mails');
+
+    const byTo = (to: string) => sink.mails.find((m) => m.to && !Array.isArray(m.to) && m.to.text === to)!;
+    const pt = byTo('ana@paciente.test');
+    const es = byTo('dr.luis@medico.test');
+    const en = byTo('friend@example.test');
+    expect(pt.subject).toBe('Redefinição de senha');
+    expect(es.subject).toBe('Invitación para médicos: portal de resultados - Clínica Demonstração');
+    expect(en.subject).toBe('Maria Silva shared exam results with you');
+    expect(pt.from?.text).toContain('resultados@clinica.test');
+
+    for (const [mail, link] of [
+      [pt, reset],
+      [es, invite],
+      [en, share],
+    ] as const) {
+      expect(lines(mail.text)).toContain(link);
+      // Every line that starts with the public address is exactly a link.
+      for (const line of lines(mail.text).filter((l) => l.startsWith(PUBLIC_URL))) expect(line).toBe(link);
+      expect(mail.html).toContain(`href="${link.replace(/&/g, '&amp;')}"`);
+    }
+    expect(pt.text).toContain('Mensagens podem levar alguns minutos para chegar');
+    expect(pt.html).toContain('lang="pt-BR"');
+    expect(es.text).toContain('Hola, Luis.');
+    expect(es.html).toContain('Clínica Demonstração');
+    expect(en.text).toContain('Message: "Please look at my MRI"');
+    expect(en.text).toContain('available for 7 days');
+
+    const stored = await rows(p);
+    expect(stored.map((r) => r.status)).toEqual(['SENT', 'SENT', 'SENT']);
+    expect(stored.every((r) => r.sentAt !== null && r.lockedUntil === null)).toBe(true);
+  });
+
+  it('queues the same dedupe key once', async () => {
+    const p = await portal();
+    const mail = { kind: 'resultReady', to: 'ana@paciente.test', language: 'pt-br', dedupeKey: 'exam-1' } as const;
+    await queueMail(p.ctx, mail);
+    await queueMail(p.ctx, mail);
+    const stored = await rows(p);
+    expect(stored).toHaveLength(1);
+    expect(JSON.parse(stored[0]!.payload).text).toContain(`\n${PUBLIC_URL}/login\n`);
+  });
+
+  it('never sends a row twice when two processes share the database', async () => {
+    sink.mails.length = 0;
+    const env = { ...POLL, SMTP_URL: sink.url };
+    const first = await portal({ env });
+    const second = await portal({ env, reuse: { env: first.env }, clock: first.clock });
+    const count = 30;
+    for (let i = 0; i < count; i++) {
+      await queueMail(first.ctx, { kind: 'resultReady', to: `patient${i}@example.test`, language: 'pt-br' });
+    }
+    const workers = [startOutboxWorker(first.ctx), startOutboxWorker(second.ctx), startOutboxWorker(second.ctx)];
+    try {
+      await waitFor(async () => (await rows(first)).every((r) => r.status === 'SENT'), 'every row sent');
+      // A few more polls: nothing may go out again.
+      await sleep(200);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+    }
+    const recipients = sink.mails.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : ''));
+    expect(recipients).toHaveLength(count);
+    expect(new Set(recipients).size).toBe(count);
+  });
+});
+
+describe('retries', () => {
+  it('keeps mails while the SMTP server is down and delivers each exactly once when it is back', async () => {
+    const sink = new MailSink();
+    await sink.start();
+    await sink.stop();
+    // Credentials in SMTP_URL must never reach the stored error.
+    const p = await portal({
+      outbox: true,
+      env: { ...POLL, SMTP_URL: `smtp://mailer:s3cr3t-pw@127.0.0.1:${sink.port}` },
+    });
+    for (const to of ['a@example.test', 'b@example.test', 'c@example.test']) {
+      await queueMail(p.ctx, {
+        kind: 'activation',
+        to,
+        language: 'pt-br',
+        link: `${PUBLIC_URL}/api/v2/auth/x?token=1`,
+      });
+    }
+    await waitFor(async () => (await rows(p)).every((r) => r.attempts >= 1), 'a failed attempt on every row');
+    const failed = await rows(p);
+    for (const row of failed) {
+      expect(row.status).toBe('PENDING');
+      expect(row.lastError).toBeTruthy();
+      expect(row.lastError).not.toContain('s3cr3t-pw');
+      expect(row.nextAttemptAt > p.clock.now().toISOString()).toBe(true);
+    }
+    expect(p.logs()).toContain('send failed, will retry');
+
+    try {
+      await sink.start(sink.port);
+      p.clock.advance(OUTBOX_RETRY.maxDelayMs);
+      await waitFor(async () => (await rows(p)).every((r) => r.status === 'SENT'), 'every row sent');
+      p.clock.advance(OUTBOX_RETRY.maxDelayMs);
+      await sleep(200);
+      expect(sink.mails.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : '')).sort()).toEqual([
+        'a@example.test',
+        'b@example.test',
+        'c@example.test',
+      ]);
+    } finally {
+      await p.close();
+      await sink.stop();
+    }
+  });
+
+  it('gives a mail up after the last attempt, and at once when the server refuses the mailbox', async () => {
+    const sink = new MailSink((to) => to.startsWith('nobody'));
+    await sink.start();
+    const p = await portal();
+    try {
+      const smtp = smtpSender(sink.url, 'Resultados <r@clinica.test>');
+      await queueMail(p.ctx, { kind: 'resultReady', to: 'nobody@example.test', language: 'en' });
+      await processDueMessages(p.ctx, { mail: smtp.send });
+      const [refused] = await rows(p);
+      expect(refused).toMatchObject({ status: 'DEAD', attempts: 1 });
+      smtp.close();
+
+      const down = smtpSender('smtp://127.0.0.1:9', 'Resultados <r@clinica.test>');
+      await queueMail(p.ctx, { kind: 'resultReady', to: 'later@example.test', language: 'en' });
+      for (let i = 0; i < OUTBOX_RETRY.maxAttempts; i++) {
+        await processDueMessages(p.ctx, { mail: down.send });
+        p.clock.advance(OUTBOX_RETRY.maxDelayMs);
+      }
+      const later = (await rows(p)).find((r) => r.recipient === 'later@example.test');
+      expect(later).toMatchObject({ status: 'DEAD', attempts: OUTBOX_RETRY.maxAttempts });
+      expect(p.logs()).toContain('message given up');
+      expect(sink.mails).toHaveLength(0);
+    } finally {
+      await sink.stop();
+    }
+  });
+
+  it('waits longer after each failure, never more than 15 minutes', () => {
+    expect(retryDelayMs(1, () => 1)).toBe(5_000);
+    expect(retryDelayMs(2, () => 1)).toBe(10_000);
+    expect(retryDelayMs(3, () => 0)).toBe(10_000);
+    expect(retryDelayMs(30, () => 1)).toBe(15 * 60_000);
+  });
+});
+
+describe('SMS and WhatsApp through the webhook', () => {
+  it('POSTs {to, channel, text} as JSON and retries after a failure', async () => {
+    const received: Array<{ contentType?: string; body: unknown }> = [];
+    let answers = [500, 204];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push({ contentType: req.headers['content-type'], body: JSON.parse(body) });
+        res.statusCode = answers.shift() ?? 200;
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/sms?key=hook-secret`;
+    try {
+      const p = await portal({ outbox: true, env: { ...POLL, SMS_WEBHOOK_URL: url } });
+      await queueSms(p.ctx, { to: '5511987654321', channel: 'whatsapp', text: 'Seu código: 123456' });
+      await waitFor(async () => (await rows(p))[0]?.attempts === 1, 'the failed attempt');
+      expect((await rows(p))[0]!.lastError).not.toContain('hook-secret');
+      p.clock.advance(60_000);
+      await waitFor(async () => (await rows(p))[0]?.status === 'SENT', 'the SMS sent');
+      expect(received).toHaveLength(2);
+      expect(received[1]).toEqual({
+        contentType: 'application/json',
+        body: { to: '5511987654321', channel: 'whatsapp', text: 'Seu código: 123456' },
+      });
+      answers = [];
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('without SMTP_URL or SMS_WEBHOOK_URL', () => {
+  it('keeps messages in the outbox and logs only recipient and subject', async () => {
+    const p = await portal({ outbox: true, env: POLL });
+    const link = `${PUBLIC_URL}/patient/create?token=secret-invite-token&language=pt-br`;
+    await queueMail(p.ctx, { kind: 'patientInvitation', to: 'ana@paciente.test', language: 'pt-br', link });
+    await queueSms(p.ctx, { to: '5511987654321', channel: 'sms', text: 'Código 654321' });
+    await sleep(100);
+    expect((await rows(p)).map((r) => r.status)).toEqual(['PENDING', 'PENDING']);
+    const log = p.logs();
+    expect(log).toContain('ana@paciente.test');
+    expect(log).toContain('Seus resultados de exames online');
+    expect(log).toContain('5511987654321');
+    expect(log).not.toContain('secret-invite-token');
+    expect(log).not.toContain('Código 654321');
+  });
+
+  it('with DEMO_DATA=true also logs the text, so the links can be followed', async () => {
+    const p = await portal({ env: POLL });
+    const demo = { ...p.ctx, config: { ...p.ctx.config, demoData: true } };
+    const link = `${PUBLIC_URL}/api/v2/auth/user/registerValidate?token=demo-activation-token`;
+    await queueMail(demo, { kind: 'activation', to: 'ana@paciente.test', language: 'pt-br', link });
+    await queueSms(demo, { to: '5511987654321', channel: 'sms', text: 'Código 654321' });
+    expect(p.logs()).toContain(link);
+    expect(p.logs()).toContain('Código 654321');
+    expect((await rows(p)).map((r) => r.status)).toEqual(['PENDING', 'PENDING']);
+  });
+});
