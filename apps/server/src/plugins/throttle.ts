@@ -1,5 +1,6 @@
 import { THROTTLE } from '@portal/shared/limits';
 import type { AppContext } from '../context.js';
+import type { Db } from '../db/database.js';
 import { tooManyAttempts } from '../lib/errors.js';
 
 /*
@@ -9,6 +10,12 @@ import { tooManyAttempts } from '../lib/errors.js';
  *   forgotten after 12 h without failures; a success clears it.
  * - address: at most 100 failures in 15 minutes.
  * An attempt answered 429 is not counted as a failure.
+ *
+ * Two ways to use it:
+ * - `beginAttempt` (preferred): claims the attempt before the password is checked, so parallel
+ *   guesses cannot all slip through while the first one is still hashing. The claim counts as a
+ *   failure until `succeeded()` or `released()` gives it back.
+ * - `assertNotThrottled` + `recordFailure` / `recordSuccess`: check, then count afterwards.
  */
 
 export interface ThrottleKeys {
@@ -16,47 +23,54 @@ export interface ThrottleKeys {
   address: string;
 }
 
+const addressKey = (address: string) => `ip:${address}`;
+
 function lockMsFor(failures: number): number {
   if (failures <= THROTTLE.freeFailures) return 0;
   return Math.min(THROTTLE.lockStepMs * (failures - THROTTLE.freeFailures), THROTTLE.lockMaxMs);
 }
 
-/** Throws 429 with Retry-After when the subject or the client address is locked. */
-export async function assertNotThrottled(ctx: AppContext, keys: ThrottleKeys): Promise<void> {
-  const now = ctx.clock.now();
-  const rows = await ctx.db
+/** Seconds until the subject or address may try again; 0 when it may try now. */
+async function retryAfterMs(db: Db, keys: ThrottleKeys, now: Date): Promise<number> {
+  const rows = await db
     .selectFrom('throttles')
     .selectAll()
-    .where('key', 'in', [keys.subject, `ip:${keys.address}`])
+    .where('key', 'in', [keys.subject, addressKey(keys.address)])
     .execute();
-  let retryAfterMs = 0;
+  let wait = 0;
   for (const row of rows) {
-    if (row.key.startsWith('ip:')) {
+    if (row.key.startsWith('ip:') && row.key === addressKey(keys.address)) {
       const windowEnd = new Date(row.firstFailureAt).getTime() + THROTTLE.addressWindowMs;
       if (row.failures >= THROTTLE.addressMaxFailures && windowEnd > now.getTime()) {
-        retryAfterMs = Math.max(retryAfterMs, windowEnd - now.getTime());
+        wait = Math.max(wait, windowEnd - now.getTime());
       }
     } else if (row.lockedUntil && new Date(row.lockedUntil) > now) {
-      retryAfterMs = Math.max(retryAfterMs, new Date(row.lockedUntil).getTime() - now.getTime());
+      wait = Math.max(wait, new Date(row.lockedUntil).getTime() - now.getTime());
     }
   }
-  if (retryAfterMs > 0) throw tooManyAttempts(retryAfterMs / 1000);
+  return wait;
 }
 
-/** Counts a failure for the subject and the address, atomically (one upsert each). */
-export async function recordFailure(ctx: AppContext, keys: ThrottleKeys): Promise<void> {
-  const now = ctx.clock.now();
+/** Throws 429 with Retry-After when the subject or the client address is locked. */
+export async function assertNotThrottled(ctx: AppContext, keys: ThrottleKeys): Promise<void> {
+  const wait = await retryAfterMs(ctx.db, keys, ctx.clock.now());
+  if (wait > 0) throw tooManyAttempts(wait / 1000);
+}
+
+/**
+ * Adds one failure to the subject unless it is locked, and sets its next lock. Returns false
+ * (and changes nothing) when the subject is locked.
+ */
+async function countSubjectFailure(db: Db, key: string, now: Date): Promise<boolean> {
   const nowIso = now.toISOString();
   const staleBefore = new Date(now.getTime() - THROTTLE.resetAfterMs).toISOString();
-  const addressWindowStart = new Date(now.getTime() - THROTTLE.addressWindowMs).toISOString();
-
-  await ctx.db.transaction().execute(async (trx) => {
-    // Subject: restart the count when the last failure is older than 12 h.
-    const subject = await trx
-      .insertInto('throttles')
-      .values({ key: keys.subject, failures: 1, firstFailureAt: nowIso, lastFailureAt: nowIso, lockedUntil: null })
-      .onConflict((oc) =>
-        oc.column('key').doUpdateSet((eb) => ({
+  const row = await db
+    .insertInto('throttles')
+    .values({ key, failures: 1, firstFailureAt: nowIso, lastFailureAt: nowIso, lockedUntil: null })
+    .onConflict((oc) =>
+      oc
+        .column('key')
+        .doUpdateSet((eb) => ({
           failures: eb
             .case()
             .when('throttles.lastFailureAt', '<', staleBefore)
@@ -70,50 +84,214 @@ export async function recordFailure(ctx: AppContext, keys: ThrottleKeys): Promis
             .else(eb.ref('throttles.firstFailureAt'))
             .end(),
           lastFailureAt: nowIso,
-        })),
-      )
-      .returning(['failures'])
-      .executeTakeFirstOrThrow();
-    const lockMs = lockMsFor(subject.failures);
-    if (lockMs > 0) {
+        }))
+        // The row lock of the upsert (PostgreSQL) or the write lock (SQLite) serialises this
+        // check with every other process, so a lock set by a parallel attempt is always seen.
+        .where((eb) => eb.or([eb('throttles.lockedUntil', 'is', null), eb('throttles.lockedUntil', '<=', nowIso)])),
+    )
+    .returning(['failures'])
+    .executeTakeFirst();
+  if (!row) return false;
+  const lockMs = lockMsFor(row.failures);
+  await db
+    .updateTable('throttles')
+    .set({ lockedUntil: lockMs > 0 ? new Date(now.getTime() + lockMs).toISOString() : null })
+    .where('key', '=', key)
+    .execute();
+  return true;
+}
+
+/** Adds one failure to the address window unless it is full. Returns false when it is full. */
+async function countAddressFailure(db: Db, address: string, now: Date): Promise<boolean> {
+  const nowIso = now.toISOString();
+  const windowStart = new Date(now.getTime() - THROTTLE.addressWindowMs).toISOString();
+  const row = await db
+    .insertInto('throttles')
+    .values({ key: addressKey(address), failures: 1, firstFailureAt: nowIso, lastFailureAt: nowIso, lockedUntil: null })
+    .onConflict((oc) =>
+      oc
+        .column('key')
+        .doUpdateSet((eb) => ({
+          failures: eb
+            .case()
+            .when('throttles.firstFailureAt', '<', windowStart)
+            .then(1)
+            .else(eb('throttles.failures', '+', 1))
+            .end(),
+          firstFailureAt: eb
+            .case()
+            .when('throttles.firstFailureAt', '<', windowStart)
+            .then(nowIso)
+            .else(eb.ref('throttles.firstFailureAt'))
+            .end(),
+          lastFailureAt: nowIso,
+        }))
+        .where((eb) =>
+          eb.or([
+            eb('throttles.firstFailureAt', '<', windowStart),
+            eb('throttles.failures', '<', THROTTLE.addressMaxFailures),
+          ]),
+        ),
+    )
+    .returning(['failures'])
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Counts a failure for the subject and the address, atomically. */
+export async function recordFailure(ctx: AppContext, keys: ThrottleKeys): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    // Unlike a claim, a failure that already happened is counted even on a locked subject.
+    const counted = await countSubjectFailure(trx, keys.subject, now);
+    if (!counted) {
       await trx
         .updateTable('throttles')
-        .set({ lockedUntil: new Date(now.getTime() + lockMs).toISOString() })
+        .set((eb) => ({ failures: eb('failures', '+', 1), lastFailureAt: now.toISOString() }))
         .where('key', '=', keys.subject)
         .execute();
     }
-    // Address: a 15-minute window that restarts once it has passed.
-    await trx
-      .insertInto('throttles')
-      .values({
-        key: `ip:${keys.address}`,
-        failures: 1,
-        firstFailureAt: nowIso,
-        lastFailureAt: nowIso,
-        lockedUntil: null,
-      })
-      .onConflict((oc) =>
-        oc.column('key').doUpdateSet((eb) => ({
-          failures: eb
-            .case()
-            .when('throttles.firstFailureAt', '<', addressWindowStart)
-            .then(1)
-            .else(eb('throttles.failures', '+', 1))
-            .end(),
-          firstFailureAt: eb
-            .case()
-            .when('throttles.firstFailureAt', '<', addressWindowStart)
-            .then(nowIso)
-            .else(eb.ref('throttles.firstFailureAt'))
-            .end(),
-          lastFailureAt: nowIso,
-        })),
-      )
-      .execute();
+    await countAddressFailure(trx, keys.address, now);
   });
 }
 
 /** A success clears the subject's consecutive failures (the address window stays). */
 export async function recordSuccess(ctx: AppContext, subjectKey: string): Promise<void> {
   await ctx.db.deleteFrom('throttles').where('key', '=', subjectKey).execute();
+}
+
+/** A claimed attempt: it stays counted as a failure unless given back. */
+export interface Attempt {
+  /** The guess was right: the subject's failures are forgotten and the address gets its slot back. */
+  succeeded(): Promise<void>;
+  /** Neither right nor wrong (e.g. an MFA code is now due): both counters get their slot back. */
+  released(): Promise<void>;
+}
+
+/**
+ * Claims one attempt for the subject and the client address, in one transaction, before the
+ * secret is checked. Throws 429 with Retry-After, counting nothing, when either is locked.
+ */
+export async function beginAttempt(ctx: AppContext, keys: ThrottleKeys): Promise<Attempt> {
+  const now = ctx.clock.now();
+  const claimed = await ctx.db
+    .transaction()
+    .execute(async (trx) => {
+      if (!(await countSubjectFailure(trx, keys.subject, now))) return false;
+      if (!(await countAddressFailure(trx, keys.address, now))) {
+        throw new ClaimRefused();
+      }
+      return true;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof ClaimRefused) return false;
+      throw error;
+    });
+  if (!claimed) {
+    const wait = await retryAfterMs(ctx.db, keys, ctx.clock.now());
+    throw tooManyAttempts(Math.max(wait, 1000) / 1000);
+  }
+  if (Math.random() < 0.01) await pruneThrottles(ctx).catch(() => undefined);
+
+  let settled = false;
+  const giveBackAddress = async () => {
+    await ctx.db
+      .updateTable('throttles')
+      .set((eb) => ({ failures: eb('failures', '-', 1) }))
+      .where('key', '=', addressKey(keys.address))
+      .where('failures', '>', 0)
+      .execute();
+  };
+  return {
+    async succeeded() {
+      if (settled) return;
+      settled = true;
+      await ctx.db.deleteFrom('throttles').where('key', '=', keys.subject).execute();
+      await giveBackAddress();
+    },
+    async released() {
+      if (settled) return;
+      settled = true;
+      const row = await ctx.db
+        .updateTable('throttles')
+        .set((eb) => ({ failures: eb('failures', '-', 1) }))
+        .where('key', '=', keys.subject)
+        .where('failures', '>', 0)
+        .returning(['failures'])
+        .executeTakeFirst();
+      // The claim may have set a lock this attempt does not deserve; keep only the one owed.
+      if (row && lockMsFor(row.failures) === 0) {
+        await ctx.db.updateTable('throttles').set({ lockedUntil: null }).where('key', '=', keys.subject).execute();
+      }
+      await giveBackAddress();
+    },
+  };
+}
+
+class ClaimRefused extends Error {}
+
+/**
+ * Allows at most `max` events per `windowMs` and one per `minIntervalMs` for a key (e.g. MFA
+ * codes sent to one phone). Counts the event when allowed; throws 429 otherwise.
+ */
+export async function claimRate(
+  ctx: AppContext,
+  key: string,
+  limits: { max: number; windowMs: number; minIntervalMs: number },
+): Promise<void> {
+  const now = ctx.clock.now();
+  const nowIso = now.toISOString();
+  const windowStart = new Date(now.getTime() - limits.windowMs).toISOString();
+  const lastAllowedBefore = new Date(now.getTime() - limits.minIntervalMs).toISOString();
+  const row = await ctx.db
+    .insertInto('throttles')
+    .values({ key, failures: 1, firstFailureAt: nowIso, lastFailureAt: nowIso, lockedUntil: null })
+    .onConflict((oc) =>
+      oc
+        .column('key')
+        .doUpdateSet((eb) => ({
+          failures: eb
+            .case()
+            .when('throttles.firstFailureAt', '<', windowStart)
+            .then(1)
+            .else(eb('throttles.failures', '+', 1))
+            .end(),
+          firstFailureAt: eb
+            .case()
+            .when('throttles.firstFailureAt', '<', windowStart)
+            .then(nowIso)
+            .else(eb.ref('throttles.firstFailureAt'))
+            .end(),
+          lastFailureAt: nowIso,
+        }))
+        .where((eb) =>
+          eb.and([
+            eb('throttles.lastFailureAt', '<=', lastAllowedBefore),
+            eb.or([eb('throttles.firstFailureAt', '<', windowStart), eb('throttles.failures', '<', limits.max)]),
+          ]),
+        ),
+    )
+    .returning(['failures'])
+    .executeTakeFirst();
+  if (row) return;
+  const current = await ctx.db.selectFrom('throttles').selectAll().where('key', '=', key).executeTakeFirst();
+  let wait = limits.minIntervalMs;
+  if (current) {
+    const nextByInterval = new Date(current.lastFailureAt).getTime() + limits.minIntervalMs - now.getTime();
+    const nextByWindow =
+      current.failures >= limits.max ? new Date(current.firstFailureAt).getTime() + limits.windowMs - now.getTime() : 0;
+    wait = Math.max(nextByInterval, nextByWindow, 1000);
+  }
+  throw tooManyAttempts(wait / 1000);
+}
+
+/** Forgets counters that can no longer lock anything. */
+export async function pruneThrottles(ctx: AppContext): Promise<void> {
+  const now = ctx.clock.now();
+  const staleBefore = new Date(now.getTime() - THROTTLE.resetAfterMs).toISOString();
+  await ctx.db
+    .deleteFrom('throttles')
+    .where('lastFailureAt', '<', staleBefore)
+    .where((eb) => eb.or([eb('lockedUntil', 'is', null), eb('lockedUntil', '<', now.toISOString())]))
+    .execute();
 }

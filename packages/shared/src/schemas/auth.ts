@@ -1,0 +1,148 @@
+import { z } from 'zod';
+import { MFA_PHONE_MIN_DIGITS, MFA_TOKEN_LENGTH, PASSWORD_MAX } from '../limits.js';
+import { digitsOnly } from '../validation.js';
+import { envelope } from './common.js';
+
+/**
+ * Messages of the sign-in and MFA calls that the spec's catalogue (section 8) does not name.
+ * The catalogue's own texts live in `errors.ts`.
+ */
+export const AuthMessage = {
+  mfaTokenInvalid: 'The MFA token is invalid or expired.',
+  mfaPhoneInvalid: `The phone number must have at least ${MFA_PHONE_MIN_DIGITS} digits.`,
+  mfaProofMissing: 'Inform the MFA token or the current password.',
+  adminLoginOnly: 'This login is only for the administration interface.',
+} as const;
+
+/** `<username> has enabled the MFA validation and needs validation.` (contract 3). */
+export const mfaNeedsValidationMessage = (username: string) =>
+  `${username} has enabled the MFA validation and needs validation.`;
+
+/** Empty strings and null count as "not given" (the login form sends '' for hidden fields). */
+const optionalText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .nullish()
+    .transform((v) => {
+      const t = v?.trim();
+      return t ? t : undefined;
+    });
+
+export const APP_KEYS = ['login', 'admin'] as const;
+export type AppKey = (typeof APP_KEYS)[number];
+
+export const MFA_CHANNELS = ['whatsapp', 'sms'] as const;
+export type MfaChannel = (typeof MFA_CHANNELS)[number];
+
+/** Spec 3 login payload; `customLogin` is the institution code of a branded login page (contract 8). */
+export const loginBody = z.object({
+  userName: z.string().trim().min(1).max(254),
+  // Protocol passwords may be shorter than account passwords: no minimum here.
+  password: z.string().min(1).max(PASSWORD_MAX),
+  dateOfBirth: optionalText(20),
+  tokenMFA: optionalText(32),
+  appKey: z
+    .enum(APP_KEYS)
+    .nullish()
+    .transform((v) => v ?? 'login'),
+  customLogin: optionalText(64),
+});
+export type LoginBody = z.input<typeof loginBody>;
+export type LoginInput = z.output<typeof loginBody>;
+
+/** Spec 7.1 externalLogin: the login's inputs as query parameters. */
+export const externalLoginQuery = z.object({
+  username: z.string().trim().min(1).max(254),
+  password: z.string().min(1).max(PASSWORD_MAX),
+  tokenMFA: optionalText(32),
+  birthdate: optionalText(20),
+  customLogin: optionalText(64),
+  // The remembered-CPF cookie's hint (spec 3): accepted and not used.
+  hint: optionalText(256),
+});
+
+export const SESSION_ROLES = ['PATIENT', 'PHYSICIAN', 'EXTERNAL', 'GUEST', 'ADMIN', 'COMPANY', 'SHARE'] as const;
+
+/** Spec 3 session user, also the answer of `validate` (contract 3 and 8). */
+export const sessionUser = z.object({
+  identifier: z.string(),
+  username: z.string(),
+  name: z.string().nullable(),
+  /** `YYYY-MM-DD` */
+  birthdate: z.string().nullable(),
+  /** CPF masked as ddd.***.**d-dd */
+  personalInfo: z.string().nullable(),
+  isUserType: z.boolean(),
+  isPhysicianType: z.boolean(),
+  isExternalType: z.boolean(),
+  isAdminType: z.boolean(),
+  isCompanyType: z.boolean(),
+  adminInstitutionID: z.string().nullable(),
+  countProtocols: z.number().int(),
+  role: z.enum(SESSION_ROLES),
+});
+export type SessionUser = z.infer<typeof sessionUser>;
+
+export const loginResponse = envelope(z.object({ accessToken: z.string(), user: sessionUser }));
+export type LoginResponse = z.infer<typeof loginResponse>;
+
+export const validateResponse = envelope(sessionUser);
+export const logoutResponse = envelope(z.boolean());
+
+/** MFA phone: its digits when there are at least 11 (spec 5 and 9, E.164 allows 15), else null. */
+export function mfaPhoneDigits(value: string | null | undefined): string | null {
+  const digits = digitsOnly(value ?? '');
+  return digits.length >= MFA_PHONE_MIN_DIGITS && digits.length <= 15 ? digits : null;
+}
+
+export const zMfaPhone = z
+  .string()
+  .max(32)
+  .refine((v) => mfaPhoneDigits(v) !== null, AuthMessage.mfaPhoneInvalid)
+  .transform((v) => digitsOnly(v));
+
+// The server checks the phone itself, to answer the catalogue-style message rather than a field list.
+const rawPhone = z.string().max(32);
+
+export const zMfaToken = z
+  .string()
+  .trim()
+  .regex(new RegExp(`^\\d{${MFA_TOKEN_LENGTH}}$`), `The token must have ${MFA_TOKEN_LENGTH} digits.`);
+
+export const generateMfaTokenBody = z.object({
+  /** Not needed when MFA is already on: the code then goes to the registered phone. */
+  phoneNumber: rawPhone.nullish(),
+  channel: z
+    .enum(MFA_CHANNELS)
+    .nullish()
+    .transform((v) => v ?? 'whatsapp'),
+});
+
+export const activateMfaTokenBody = z.object({
+  phoneNumber: rawPhone,
+  tokenValue: zMfaToken,
+});
+
+/** Turning MFA off takes a code sent to the registered phone, or the account's password. */
+export const inactivateMfaTokenBody = z.object({
+  tokenValue: zMfaToken.nullish(),
+  password: z.string().min(1).max(PASSWORD_MAX).nullish(),
+  phoneNumber: z.string().max(32).nullish(),
+});
+
+export const mfaStatus = z.object({
+  validate: z.boolean(),
+  /** The registered phone, masked; null when there is none. */
+  phoneNumber: z.string().nullable(),
+});
+export const mfaStatusResponse = envelope(mfaStatus);
+
+export const mfaTokenSentResponse = envelope(
+  z.object({
+    sent: z.boolean(),
+    /** The phone the code went to, masked. */
+    phoneNumber: z.string(),
+    channel: z.enum(MFA_CHANNELS),
+  }),
+);
