@@ -1,6 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
+import protocolDetailRoutes from './protocol-detail.routes.js';
+import protocolListRoutes from './protocol-list.routes.js';
+import resourceRoutes from './resources.routes.js';
 
-export default function deliveryRoutes(_ctx: AppContext): FastifyPluginAsync {
-  return async () => {};
+/** Results delivery: every delivery call, plus the administration reads this feature owns. */
+export default function deliveryRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (app) => {
+    await app.register(protocolListRoutes(ctx));
+    await app.register(protocolDetailRoutes(ctx));
+    await app.register(resourceRoutes(ctx));
+  };
 }

@@ -1,0 +1,230 @@
+import { examStatusCode } from '@portal/shared/exam-status';
+import type { Exam, ProtocolItem } from '@portal/shared/schemas/delivery';
+import { formatBrDate } from '@portal/shared/validation';
+import type { AppContext } from '../../context.js';
+import type { Db } from '../../db/database.js';
+import { forbidden, notFound } from '../../lib/errors.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import {
+  canSeeProtocol,
+  canUseDelivery,
+  isExamServed,
+  isReportWithheld,
+  readerKey,
+  showsHistoricButton,
+  type Viewer,
+  type VisualizerSetting,
+} from './delivery.policy.js';
+import {
+  enabledExamsOf,
+  type ExamRow,
+  examsWithAnalytes,
+  institutionsByIds,
+  protocolFacts,
+  type ProtocolRow,
+  readsOf,
+  resourcesOf,
+  type ResourceRow,
+  sessionProtocolIds,
+  userAccessFacts,
+  visualizerSettings,
+} from './delivery.repository.js';
+
+export interface DeliveryViewer extends Viewer {
+  name: string;
+  institutionId: string | null;
+}
+
+/** The caller as the access rules see it; 403 for roles that have no delivery calls. */
+export async function loadViewer(ctx: AppContext, auth: AuthContext): Promise<DeliveryViewer> {
+  if (!canUseDelivery(auth.role)) throw forbidden();
+  return loadAnyViewer(ctx, auth);
+}
+
+export async function loadAnyViewer(ctx: AppContext, auth: AuthContext): Promise<DeliveryViewer> {
+  const guestLike = auth.role === 'GUEST' || auth.role === 'SHARE';
+  const facts = auth.userId ? await userAccessFacts(ctx.db, auth.userId) : null;
+  return {
+    role: auth.role,
+    userId: auth.userId,
+    sessionId: auth.sessionId,
+    sessionProtocolIds: new Set(guestLike ? await sessionProtocolIds(ctx.db, auth.sessionId) : []),
+    license: auth.role === 'PHYSICIAN' ? (facts?.license ?? null) : null,
+    tagIds: new Set(auth.role === 'PHYSICIAN' || auth.role === 'EXTERNAL' ? (facts?.tagIds ?? []) : []),
+    name: facts?.name ?? auth.username,
+    institutionId: facts?.institutionId ?? null,
+  };
+}
+
+/** Authorises first: the protocol when the viewer may see it, else 404 exactly like a missing one. */
+export async function authoriseProtocol(ctx: AppContext, viewer: Viewer, protocolId: string, db: Db = ctx.db) {
+  const facts = await protocolFacts(db, protocolId);
+  if (!facts || !canSeeProtocol(viewer, facts)) throw notFound();
+  return facts;
+}
+
+export interface ServedExam {
+  row: ExamRow;
+  resources: ResourceRow[];
+  setting: VisualizerSetting | undefined;
+}
+
+/** Spec 3 settings the institution may switch on for its protocols. */
+function institutionFlag(settingsJson: string, ...names: string[]): boolean {
+  try {
+    const settings = JSON.parse(settingsJson) as Record<string, unknown>;
+    return names.some((n) => settings[n] === true || settings[n] === 'true' || settings[n] === 1);
+  } catch {
+    return false;
+  }
+}
+
+/** The exams of some protocols that may be served (enabled, type not switched off), with their resources. */
+export async function servedExams(db: Db, protocols: readonly ProtocolRow[]): Promise<Map<string, ServedExam[]>> {
+  const ids = protocols.map((p) => p.id);
+  const institutionOf = new Map(protocols.map((p) => [p.id, p.institutionId]));
+  const [exams, settings] = await Promise.all([
+    enabledExamsOf(db, ids),
+    visualizerSettings(
+      db,
+      protocols.map((p) => p.institutionId),
+    ),
+  ]);
+  const served = exams
+    .map((row) => ({ row, setting: settings.get(`${institutionOf.get(row.protocolId)}|${row.type}`) }))
+    .filter((e) => isExamServed({ isEnabled: e.row.isEnabled === 1 }, e.setting));
+  const resources = await resourcesOf(
+    db,
+    served.map((e) => e.row.id),
+  );
+  const byExam = new Map<string, ResourceRow[]>();
+  for (const r of resources) byExam.set(r.examId, [...(byExam.get(r.examId) ?? []), r]);
+  const out = new Map<string, ServedExam[]>(ids.map((id) => [id, []]));
+  for (const e of served) {
+    out.get(e.row.protocolId)?.push({ row: e.row, setting: e.setting, resources: byExam.get(e.row.id) ?? [] });
+  }
+  return out;
+}
+
+function toExam(e: ServedExam, read: boolean): Exam {
+  const hide = e.setting?.hideButton ?? false;
+  const withheld = isReportWithheld(e.row);
+  // A report awaiting rectification is withheld: its identifier never leaves the server.
+  const resources = e.resources.filter(
+    (r) => !(withheld && (r.type === 'REPORT' || r.type === 'REPORT_PHYSICIAN')) && !(hide && r.type === 'IMAGE'),
+  );
+  const report = resources.find((r) => r.type === 'REPORT') ?? resources.find((r) => r.type === 'REPORT_PHYSICIAN');
+  const image = resources.find((r) => r.type === 'IMAGE');
+  return {
+    id: e.row.id,
+    examKey: e.row.examKey,
+    description: e.row.description,
+    type: e.row.type,
+    modality: { name: e.row.modalityName },
+    modalityCode: e.row.modalityCode,
+    modalityName: e.row.modalityName,
+    requester: { identifier: e.row.requesterIdentifier, name: e.row.requesterName },
+    requesterName: e.row.requesterName,
+    resources: resources.map((r) => ({ type: r.type, identifier: r.id, hasSignedFile: r.signedStorageKey !== null })),
+    identifierReport: report?.id ?? null,
+    identifierImage: image?.id ?? null,
+    examRead: read,
+    rectificationStatus: e.row.rectificationStatus,
+    status: e.row.status,
+    statusCode: examStatusCode(e.row.status),
+    deliveredAt: e.row.deliveredAt,
+    performedAt: e.row.performedAt,
+    hasSignedFile: resources.some((r) => r.signedStorageKey !== null),
+    isEnabled: true,
+    hideImageButtonExam: hide,
+    hasImageResolved: image !== undefined,
+  };
+}
+
+/**
+ * Builds the spec 3 protocol items of a page in a fixed number of queries (no per-row lookups):
+ * exams, resources, read marks, analytes and institutions each come in one query.
+ */
+export async function buildProtocolItems(
+  ctx: AppContext,
+  viewer: Viewer,
+  protocols: readonly ProtocolRow[],
+  options: { withExams: boolean; external?: boolean },
+): Promise<ProtocolItem[]> {
+  const db = ctx.db;
+  const [examsByProtocol, institutions] = await Promise.all([
+    servedExams(db, protocols),
+    institutionsByIds(
+      db,
+      protocols.map((p) => p.institutionId),
+    ),
+  ]);
+  const allExams = [...examsByProtocol.values()].flat();
+  const examIds = allExams.map((e) => e.row.id);
+  const keys = protocols.map((p) => readerKey(viewer, p)).filter((k): k is string => k !== null);
+  const [reads, analytes] = await Promise.all([
+    readsOf(db, examIds, keys),
+    viewer.role === 'PATIENT' ? examsWithAnalytes(db, examIds) : Promise.resolve(new Set<string>()),
+  ]);
+  return protocols.map((p) => {
+    const key = readerKey(viewer, p);
+    const exams = examsByProtocol.get(p.id) ?? [];
+    const institution = institutions.get(p.institutionId);
+    const mapped = exams.map((e) => toExam(e, key !== null && reads.has(`${key}|${e.row.id}`)));
+    const allRead = mapped.length > 0 && mapped.every((e) => e.examRead);
+    const reports = mapped.filter((e) => e.identifierReport !== null).length;
+    const item: ProtocolItem = {
+      requestId: p.id,
+      number: p.number,
+      requestedAt: p.requestedAt,
+      requestedAtFormated: p.requestedAt ? formatBrDate(p.requestedAt) : null,
+      institution: { id: p.institutionId, name: institution?.name ?? '', token: institution?.token ?? '' },
+      patient: {
+        name: p.patientName,
+        patientId: p.patientExternalId,
+        birthDate: p.patientBirthDate,
+        gender: p.patientGender,
+        email: p.patientEmail,
+        phone: p.patientPhone,
+      },
+      hasAtLeastOneRectification: exams.some((e) => e.row.rectificationStatus !== null),
+      hasExamStatusVisualizer: institutionFlag(
+        institution?.settings ?? '{}',
+        'hasExamStatusVisualizer',
+        'examStatusVisualizer',
+      ),
+      hasPatientUser: p.patientUserId !== null,
+      hasImageResolved: mapped.some((e) => e.hasImageResolved),
+      showAllButton: reports > 1,
+      showHistoricButton: showsHistoricButton(
+        viewer.role,
+        exams.some((e) => analytes.has(e.row.id)),
+      ),
+      protocolRead: allRead,
+      allExamsRead: allRead,
+      tagID: p.tagId,
+      hasTag: p.tagId !== null,
+      institutionId: p.institutionId,
+      examsIds: mapped.map((e) => e.id),
+      ...(options.withExams ? { exams: mapped } : {}),
+      ...(options.external
+        ? {
+            institutionToken: institution?.token ?? '',
+            institutionName: institution?.name ?? '',
+            patientName: p.patientName,
+            patientBirthDate: p.patientBirthDate,
+          }
+        : {}),
+    };
+    return item;
+  });
+}
+
+/** Names of the patient of a protocol, for audit records. */
+export function auditPatient(p: ProtocolRow): Record<string, unknown> {
+  return { id: p.patientExternalId, name: p.patientName, birthDate: p.patientBirthDate };
+}
+
+export function auditUser(viewer: DeliveryViewer): { id: string | null; name: string | null; role: string } {
+  return { id: viewer.userId, name: viewer.name, role: viewer.role };
+}

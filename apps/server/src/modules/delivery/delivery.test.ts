@@ -1,0 +1,388 @@
+import { PDFDocument } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
+import { makeProtocol, makeResource, makeShare, makeWorld, pdfBytes } from './test-factories.js';
+
+type World = Awaited<ReturnType<typeof makeWorld>>;
+type Caller = keyof World['tokens'] | 'anonymous';
+const CALLERS: Caller[] = [
+  'owner',
+  'otherPatient',
+  'physician',
+  'otherPhysician',
+  'external',
+  'otherExternal',
+  'guestA',
+  'guestB',
+  'share',
+  'admin',
+  'anonymous',
+];
+
+describe('results delivery: lists, details and files', () => {
+  let portal: TestPortal;
+  let w: World;
+  const get = (url: string, caller: Caller, headers: Record<string, string> = {}) =>
+    portal.app.inject({
+      method: 'GET',
+      url,
+      headers: { ...headers, ...(caller === 'anonymous' ? {} : bearer(w.tokens[caller])) },
+    });
+  const auditCount = async (event: string) =>
+    Number(
+      (
+        await portal.ctx.db
+          .selectFrom('auditEvents')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('event', '=', event)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  beforeAll(async () => {
+    portal = await startTestPortal();
+    w = await makeWorld(portal.ctx, (i) => portal.sessionFor(i));
+  });
+  afterAll(async () => portal?.destroy());
+
+  it('lets each caller reach only its own protocols on the patient and guest dashboard', async () => {
+    const expected: Record<Caller, number | string[]> = {
+      owner: [w.a.protocol.number],
+      otherPatient: [w.b.protocol.number],
+      guestA: [w.a.protocol.number],
+      guestB: [w.b.protocol.number],
+      share: [w.a.protocol.number],
+      physician: 403,
+      otherPhysician: 403,
+      external: 403,
+      otherExternal: 403,
+      admin: 403,
+      anonymous: 401,
+    };
+    for (const caller of CALLERS) {
+      const res = await get('/api/v2/delivery/dashboard/protocols', caller);
+      const want = expected[caller];
+      if (typeof want === 'number') {
+        expect(res.statusCode, caller).toBe(want);
+      } else {
+        expect(res.statusCode, caller).toBe(200);
+        expect(
+          res.json().data.items.map((p: { number: string }) => p.number),
+          caller,
+        ).toEqual(want);
+      }
+    }
+  });
+
+  it('answers the spec 3 protocol fields, paged', async () => {
+    const res = await get('/api/v2/delivery/dashboard/protocols?page=1&size=500', 'owner');
+    const body = res.json().data;
+    expect(body).toMatchObject({ total: 1, page: 1, size: 100 });
+    const item = body.items[0];
+    expect(item).toMatchObject({
+      requestId: w.a.protocol.id,
+      number: w.a.protocol.number,
+      requestedAtFormated: '18/11/2026',
+      institution: { id: w.institution.id, name: 'Clinica Alfa', token: w.institution.token },
+      patient: { name: 'Ana Owner', birthDate: '1980-01-02' },
+      hasPatientUser: true,
+      hasImageResolved: true,
+      showHistoricButton: true,
+      protocolRead: false,
+      allExamsRead: false,
+      hasTag: false,
+      examsIds: w.a.exams.map((e) => e.id),
+    });
+    expect(item.exams).toBeUndefined();
+  });
+
+  it('lists physician protocols by requester license and external protocols by tag', async () => {
+    const mine = await get('/api/delivery/persistence/protocols/physician', 'physician');
+    expect(mine.json().data.items.map((p: { number: string }) => p.number)).toEqual([w.a.protocol.number]);
+    const none = await get('/api/delivery/persistence/protocols/all', 'otherPhysician');
+    expect(none.json().data).toMatchObject({ items: [], total: 0, size: 10 });
+    expect((await get('/api/delivery/persistence/protocols/physician', 'owner')).statusCode).toBe(403);
+
+    const ext = await get('/api/v2/delivery/protocols/listedByTags', 'external');
+    expect(ext.json().data.size).toBe(50);
+    expect(ext.json().data.items).toEqual([
+      expect.objectContaining({
+        number: w.c.protocol.number,
+        patientName: 'Caio Tagged',
+        institutionName: 'Clinica Alfa',
+        institutionToken: w.institution.token,
+        tagID: w.tag.id,
+        hasTag: true,
+      }),
+    ]);
+    expect((await get('/api/v2/delivery/protocols/listedByTags', 'otherExternal')).json().data.total).toBe(0);
+    expect((await get('/api/v2/delivery/protocols/listedByTags', 'physician')).statusCode).toBe(403);
+  });
+
+  it('filters by date range, text and read state, and falls back to the latest protocols', async () => {
+    const old = await makeProtocol(portal.ctx, {
+      institutionId: w.institution.id,
+      patientUserId: w.users.owner.id,
+      requestedAt: '2025-01-10T12:00:00.000Z',
+      exams: [{ description: 'Glicemia de jejum' }],
+    });
+    const numbers = async (query: string) =>
+      (await get(`/api/v2/delivery/dashboard/protocols?${query}`, 'owner'))
+        .json()
+        .data.items.map((p: { number: string }) => p.number);
+    expect(await numbers('')).toEqual([w.a.protocol.number]);
+    expect(await numbers('initialDate=01/01/2025&finalDate=31/12/2026')).toEqual([
+      w.a.protocol.number,
+      old.protocol.number,
+    ]);
+    expect(await numbers('initialDate=10/01/2025&finalDate=10/01/2025')).toEqual([old.protocol.number]);
+    expect(await numbers('initialDate=01/01/2025&finalDate=31/12/2026&search=GLICEMIA')).toEqual([old.protocol.number]);
+    expect(await numbers(`initialDate=01/01/2025&finalDate=31/12/2026&search=${w.a.protocol.number}`)).toEqual([
+      w.a.protocol.number,
+    ]);
+    expect(await numbers('initialDate=01/01/2025&finalDate=31/12/2026&read=read')).toEqual([]);
+    expect(await numbers('initialDate=01/01/2025&finalDate=31/12/2026&read=unread')).toHaveLength(2);
+    expect(await numbers('initialDate=01/01/2020&finalDate=02/01/2020')).toEqual([]);
+    expect(await numbers('initialDate=01/01/2020&finalDate=02/01/2020&forceRefresh=true')).toEqual([
+      w.a.protocol.number,
+      old.protocol.number,
+    ]);
+    const top = await get('/api/delivery/persistence/dashboard/protocols/patient/byTotal?total=1', 'owner');
+    expect(top.json().data.items.map((p: { number: string }) => p.number)).toEqual([w.a.protocol.number]);
+    expect((await get('/api/v2/delivery/dashboard/protocols?initialDate=31/02/2026', 'owner')).statusCode).toBe(400);
+    await portal.ctx.db.updateTable('protocols').set({ disabled: 1 }).where('id', '=', old.protocol.id).execute();
+    expect(await numbers('initialDate=01/01/2025&finalDate=31/12/2026')).toEqual([w.a.protocol.number]);
+  });
+
+  it('serves protocol details only to those who may see them, and traces the view', async () => {
+    const expected: Record<Caller, number> = {
+      owner: 200,
+      physician: 200,
+      guestA: 200,
+      share: 200,
+      otherPatient: 404,
+      otherPhysician: 404,
+      external: 404,
+      otherExternal: 404,
+      guestB: 404,
+      admin: 403,
+      anonymous: 401,
+    };
+    const before = await auditCount('VIEW_PROTOCOL');
+    for (const caller of CALLERS) {
+      const byId = await get(`/api/delivery/persistence/dashboard/protocol/byId?id=${w.a.protocol.id}`, caller);
+      expect(byId.statusCode, caller).toBe(expected[caller]);
+      const exams = await get(`/api/v2/delivery/dashboard/protocols/exams?request=${w.a.protocol.id}`, caller);
+      expect(exams.statusCode, caller).toBe(expected[caller]);
+      const v1 = await get(`/api/delivery/persistence/exams?byId=${w.a.protocol.id}`, caller);
+      expect(v1.statusCode, caller).toBe(expected[caller]);
+    }
+    expect(await auditCount('VIEW_PROTOCOL')).toBe(before + 4 * 3);
+    const missing = await get('/api/delivery/persistence/dashboard/protocol/byId?id=nope', 'owner');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({ message: 'Not found.' });
+  });
+
+  it('answers the spec 3 exam fields with the server resource ids', async () => {
+    const res = await get(`/api/v2/delivery/dashboard/protocols/exams?request=${w.a.protocol.id}`, 'owner');
+    const [hemo, xray] = res.json().data;
+    expect(hemo).toMatchObject({
+      id: w.a.exams[0]!.id,
+      description: 'Hemograma completo',
+      modality: { name: 'Laboratory' },
+      requester: { identifier: 'R-12345', name: 'Dr. Who' },
+      resources: [{ type: 'REPORT', identifier: w.resources.reportA.id, hasSignedFile: true }],
+      identifierReport: w.resources.reportA.id,
+      identifierImage: null,
+      examRead: false,
+      status: 'RELEASED',
+      statusCode: 'L',
+      hasSignedFile: true,
+      isEnabled: true,
+      hideImageButtonExam: false,
+    });
+    expect(xray).toMatchObject({ identifierImage: w.resources.imageA.id, hasImageResolved: true });
+  });
+
+  it('streams files only to those who may see them', async () => {
+    const expected: Record<Caller, number> = {
+      owner: 200,
+      physician: 200,
+      guestA: 200,
+      share: 200,
+      otherPatient: 404,
+      otherPhysician: 404,
+      external: 404,
+      otherExternal: 404,
+      guestB: 404,
+      admin: 403,
+      anonymous: 401,
+    };
+    for (const caller of CALLERS) {
+      for (const url of [
+        `/api/v2/delivery/resource/report?resourceId=${w.resources.reportA.id}`,
+        `/api/v2/delivery/resource/image?resourceId=${w.resources.imageA.id}`,
+        `/api/v2/delivery/resource/signature?resourceId=${w.resources.reportA.id}`,
+      ]) {
+        expect((await get(url, caller)).statusCode, `${caller} ${url}`).toBe(expected[caller]);
+      }
+    }
+  });
+
+  it('sends a real PDF, image and signature with Range support, never cached', async () => {
+    const report = await get(`/api/v2/delivery/resource/report?resourceId=${w.resources.reportA.id}`, 'physician');
+    expect(report.headers['content-type']).toBe('application/pdf');
+    expect(report.headers['cache-control']).toBe('no-store');
+    expect((await PDFDocument.load(report.rawPayload)).getPageCount()).toBe(2);
+    const part = await get(`/api/v2/delivery/resource/report?resourceId=${w.resources.reportA.id}`, 'physician', {
+      range: 'bytes=0-7',
+    });
+    expect(part.statusCode).toBe(206);
+    expect(part.headers['content-range']).toBe(`bytes 0-7/${report.rawPayload.length}`);
+    expect(part.rawPayload.toString('latin1')).toBe('%PDF-1.7');
+    const image = await get(`/api/v2/delivery/resource/image?resourceId=${w.resources.imageA.id}`, 'physician');
+    expect(image.headers['content-type']).toBe('image/png');
+    expect(image.rawPayload.subarray(1, 4).toString()).toBe('PNG');
+    const signature = await get(
+      `/api/v2/delivery/resource/signature?resourceId=${w.resources.reportA.id}`,
+      'physician',
+    );
+    expect(signature.headers['content-disposition']).toMatch(/^attachment; filename=".+_signed\.p7s"$/);
+    expect(signature.rawPayload.toString()).toBe('signed-bytes');
+    const wrongKind = await get(`/api/v2/delivery/resource/image?resourceId=${w.resources.reportA.id}`, 'owner');
+    expect(wrongKind.statusCode).toBe(404);
+  });
+
+  it('keeps read state per viewer: guests read as the patient, shares change nothing', async () => {
+    const { a } = await makeFreshProtocol();
+    const readOf = async (caller: Caller) =>
+      (await get(`/api/v2/delivery/dashboard/protocols/exams?request=${a.protocol.id}`, caller))
+        .json()
+        .data.map((e: { examRead: boolean }) => e.examRead);
+    const share = await makeShare(portal.ctx, w.users.owner.id, [a.protocol.id], (i) => portal.sessionFor(i));
+    const guest = await portal.sessionFor({ role: 'GUEST', username: a.protocol.number, protocolIds: [a.protocol.id] });
+    const report = a.resources[0]!;
+    const before = await auditCount('VIEW_REPORT');
+    await portal.app.inject({
+      method: 'GET',
+      url: `/api/v2/delivery/resource/report?resourceId=${report.id}`,
+      headers: bearer(share.token),
+    });
+    expect(await readOf('owner')).toEqual([false, false]);
+    await portal.app.inject({
+      method: 'GET',
+      url: `/api/v2/delivery/resource/report?resourceId=${report.id}`,
+      headers: bearer(guest),
+    });
+    expect(await readOf('owner')).toEqual([true, false]);
+    expect(await readOf('physician')).toEqual([false, false]);
+    const reads = await portal.ctx.db
+      .selectFrom('examReads')
+      .selectAll()
+      .where('examId', '=', a.exams[0]!.id)
+      .execute();
+    expect(reads.map((r) => r.viewerKey)).toEqual([w.users.owner.id]);
+    await get(`/api/v2/delivery/resource/report?resourceId=${report.id}&showAll=true`, 'physician');
+    expect(await readOf('physician')).toEqual([true, true]);
+    expect(await auditCount('VIEW_REPORT')).toBe(before + 3);
+    const audit = await portal.ctx.db
+      .selectFrom('auditEvents')
+      .selectAll()
+      .where('event', '=', 'VIEW_REPORT')
+      .where('systemUserId', '=', w.users.physician.id)
+      .where('protocolId', '=', a.protocol.id)
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(audit.patients ?? '[]')[0].name).toBe('Ana Owner');
+    expect(JSON.parse(audit.resource ?? '{}').resources).toHaveLength(2);
+    expect(audit.role).toBe('PHYSICIAN');
+  });
+
+  it('merges every report of a protocol with showAll and withholds reports awaiting rectification', async () => {
+    const { a } = await makeFreshProtocol();
+    const all = await get(`/api/v2/delivery/resource/report?resourceId=${a.resources[0]!.id}&showAll=true`, 'owner');
+    expect(all.statusCode).toBe(200);
+    expect((await PDFDocument.load(all.rawPayload)).getPageCount()).toBe(1 + 3);
+    await portal.ctx.db
+      .updateTable('exams')
+      .set({ rectificationStatus: 'PENDING' })
+      .where('id', '=', a.exams[1]!.id)
+      .execute();
+    const pending = await get(`/api/v2/delivery/resource/report?resourceId=${a.resources[1]!.id}`, 'owner');
+    expect(pending.statusCode).toBe(409);
+    expect(pending.json()).toEqual({ message: 'The report is awaiting rectification!' });
+    const detail = await get(`/api/v2/delivery/dashboard/protocols/exams?request=${a.protocol.id}`, 'owner');
+    expect(detail.json().data[1]).toMatchObject({
+      rectificationStatus: 'PENDING',
+      identifierReport: null,
+      resources: [{ type: 'IMAGE' }],
+    });
+    const rest = await get(`/api/v2/delivery/resource/report?resourceId=${a.resources[0]!.id}&showAll=true`, 'owner');
+    expect((await PDFDocument.load(rest.rawPayload)).getPageCount()).toBe(1);
+  });
+
+  it('honours the institution visualizer settings and disabled exams', async () => {
+    const { a } = await makeFreshProtocol();
+    await portal.ctx.db
+      .insertInto('visualizerSettings')
+      .values([
+        { id: 'vs-1', institutionId: w.institution.id, examTypeCode: 'XRAY', hideButton: 1, enable: 1 },
+        { id: 'vs-2', institutionId: w.institution.id, examTypeCode: 'LAB', hideButton: 0, enable: 0 },
+      ])
+      .execute();
+    try {
+      const exams = (await get(`/api/v2/delivery/dashboard/protocols/exams?request=${a.protocol.id}`, 'owner')).json()
+        .data;
+      expect(exams).toHaveLength(1);
+      expect(exams[0]).toMatchObject({ type: 'XRAY', hideImageButtonExam: true, identifierImage: null });
+      expect((await get(`/api/v2/delivery/resource/report?resourceId=${a.resources[0]!.id}`, 'owner')).statusCode).toBe(
+        404,
+      );
+    } finally {
+      await portal.ctx.db.deleteFrom('visualizerSettings').execute();
+    }
+    await portal.ctx.db.updateTable('exams').set({ isEnabled: 0 }).where('id', '=', a.exams[0]!.id).execute();
+    expect((await get(`/api/v2/delivery/resource/report?resourceId=${a.resources[0]!.id}`, 'owner')).statusCode).toBe(
+      404,
+    );
+  });
+
+  it('refuses a share session once revoked, with the expired message', async () => {
+    const share = await makeShare(portal.ctx, w.users.owner.id, [w.a.protocol.id], (i) => portal.sessionFor(i));
+    const url = `/api/v2/delivery/resource/report?resourceId=${w.resources.reportA.id}`;
+    expect((await portal.app.inject({ method: 'GET', url, headers: bearer(share.token) })).statusCode).toBe(200);
+    await share.revoke();
+    for (const u of [
+      url,
+      '/api/v2/delivery/dashboard/protocols',
+      `/api/delivery/persistence/exams?byId=${w.a.protocol.id}`,
+    ]) {
+      const res = await portal.app.inject({ method: 'GET', url: u, headers: bearer(share.token) });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().message).toContain('is expired!');
+    }
+  });
+
+  /** A protocol of the owner, requested by the physician: a LAB exam (1-page report) and an XRAY one (3 pages + image). */
+  async function makeFreshProtocol() {
+    const a = await makeProtocol(portal.ctx, {
+      institutionId: w.institution.id,
+      patientUserId: w.users.owner.id,
+      patientName: 'Ana Owner',
+      exams: [
+        { description: 'TSH', type: 'LAB', requester: { crm: '12345', uf: 'SP' }, performedAt: '2026-11-18T10:00:00Z' },
+        {
+          description: 'Torax',
+          type: 'XRAY',
+          requester: { crm: '12345', uf: 'SP' },
+          performedAt: '2026-11-18T11:00:00Z',
+        },
+      ],
+    });
+    const resources = [
+      await makeResource(portal.ctx, { examId: a.exams[0]!.id, type: 'REPORT', bytes: await pdfBytes('TSH') }),
+      await makeResource(portal.ctx, { examId: a.exams[1]!.id, type: 'REPORT', bytes: await pdfBytes('Torax', 3) }),
+      await makeResource(portal.ctx, { examId: a.exams[1]!.id, type: 'IMAGE', bytes: Buffer.from('not-really') }),
+    ];
+    return { a: { ...a, resources } };
+  }
+});

@@ -1,0 +1,118 @@
+import { DEFAULT_RANGE, EXAM_TIME_ZONE_OFFSET_MINUTES, PAGE_SIZE, PAGE_SIZE_MAX } from '@portal/shared/limits';
+import type { ProtocolItem, ProtocolListQuery } from '@portal/shared/schemas/delivery';
+import type { AppContext } from '../../context.js';
+import { forbidden } from '../../lib/errors.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { buildProtocolItems, loadViewer } from './delivery.service.js';
+import { listProtocols, type ListFilter } from './protocol-list.repository.js';
+
+export type ListKind = 'dashboard' | 'physician' | 'external' | 'guestForm';
+
+export interface Paged<T> {
+  items: T[];
+  total: number;
+  page: number;
+  size: number;
+}
+
+/** A calendar day typed in Brazil starts at 00:00 GMT-3 (spec 9). */
+export function dayStart(isoDate: string): string {
+  const t = Date.parse(`${isoDate}T00:00:00.000Z`) - EXAM_TIME_ZONE_OFFSET_MINUTES * 60_000;
+  return new Date(t).toISOString();
+}
+export function dayEnd(isoDate: string): string {
+  return new Date(Date.parse(dayStart(isoDate)) + 24 * 3600_000).toISOString();
+}
+
+/** Lower-case and accent-free, the way patient names are stored for search. */
+export function searchText(value: string): string {
+  return value
+    .normalize('NFD')
+    .replace(/\p{Diacritic}/gu, '')
+    .toLowerCase()
+    .trim();
+}
+
+function defaultFrom(now: Date, range: { amount: number; unit: 'day' | 'month' }): string {
+  const d = new Date(now);
+  if (range.unit === 'month') d.setUTCMonth(d.getUTCMonth() - range.amount);
+  else d.setUTCDate(d.getUTCDate() - range.amount);
+  return d.toISOString();
+}
+
+function rangeOf(
+  ctx: AppContext,
+  query: ProtocolListQuery,
+  fallback: { amount: number; unit: 'day' | 'month' } | null,
+) {
+  if (query.initialDate || query.finalDate) {
+    return {
+      from: query.initialDate ? dayStart(query.initialDate) : undefined,
+      to: query.finalDate ? dayEnd(query.finalDate) : undefined,
+    };
+  }
+  return { from: fallback ? defaultFrom(ctx.clock.now(), fallback) : undefined, to: undefined };
+}
+
+const ROLES_OF: Record<ListKind, ReadonlyArray<string>> = {
+  dashboard: ['PATIENT', 'GUEST', 'SHARE'],
+  guestForm: ['GUEST', 'SHARE', 'PATIENT'],
+  physician: ['PHYSICIAN'],
+  external: ['EXTERNAL'],
+};
+
+/** The protocol lists of spec 2.7 and 7.3-7.4, each role over its own reach. */
+export async function listForViewer(
+  ctx: AppContext,
+  auth: AuthContext,
+  kind: ListKind,
+  query: ProtocolListQuery,
+): Promise<Paged<ProtocolItem>> {
+  const viewer = await loadViewer(ctx, auth);
+  if (!ROLES_OF[kind].includes(viewer.role)) throw forbidden();
+  const guest = viewer.role === 'GUEST' || viewer.role === 'SHARE';
+  const defaults =
+    kind === 'physician'
+      ? { size: PAGE_SIZE.physician, range: DEFAULT_RANGE.physician }
+      : kind === 'external'
+        ? { size: PAGE_SIZE.external, range: DEFAULT_RANGE.external }
+        : { size: PAGE_SIZE.patient, range: guest ? null : DEFAULT_RANGE.patient };
+  const size = Math.min(query.size ?? defaults.size, PAGE_SIZE_MAX);
+  const filter: ListFilter = {
+    ...rangeOf(ctx, query, defaults.range),
+    tagId: query.tag || undefined,
+    institutionCode: query.institutionCode || undefined,
+    search: query.search ? searchText(query.search) || undefined : undefined,
+    read: query.read === 'read' || query.read === 'unread' ? query.read : undefined,
+    birthDate: query.birthdate,
+    orderBy: query.orderBy ?? 'date',
+    offset: (query.page - 1) * size,
+    limit: size,
+  };
+  let { rows, total } = await listProtocols(ctx.db, viewer, filter);
+  if (viewer.role === 'PATIENT' && query.forceRefresh && total === 0 && query.page === 1) {
+    // Spec 9: a forced refresh that finds nothing in the range falls back to the latest protocols.
+    ({ rows, total } = await listProtocols(ctx.db, viewer, { orderBy: 'date', offset: 0, limit: 10 }));
+  }
+  const items = await buildProtocolItems(ctx, viewer, rows, { withExams: false, external: kind === 'external' });
+  return { items, total, page: query.page, size };
+}
+
+/** Spec 7.3: the patient's latest protocols, whatever their date. */
+export async function topForPatient(
+  ctx: AppContext,
+  auth: AuthContext,
+  total: number,
+  institutionCode: string | undefined,
+): Promise<Paged<ProtocolItem>> {
+  const viewer = await loadViewer(ctx, auth);
+  if (viewer.role !== 'PATIENT') throw forbidden();
+  const { rows } = await listProtocols(ctx.db, viewer, {
+    orderBy: 'date',
+    offset: 0,
+    limit: total,
+    institutionCode: institutionCode || undefined,
+  });
+  const items = await buildProtocolItems(ctx, viewer, rows, { withExams: false });
+  return { items, total: items.length, page: 1, size: total };
+}

@@ -1,0 +1,251 @@
+import type { Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
+import { ServerMessage } from '@portal/shared/errors';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { AppError, conflict, notFound } from '../../lib/errors.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { recordAudit } from '../../plugins/audit.js';
+import type { ByteRange } from '../../plugins/storage.js';
+import { isReportWithheld, readerKey } from './delivery.policy.js';
+import {
+  institutionsByIds,
+  markRead,
+  resourceWithExam,
+  type ProtocolRow,
+  type ResourceRow,
+} from './delivery.repository.js';
+import {
+  auditPatient,
+  auditUser,
+  authoriseProtocol,
+  type DeliveryViewer,
+  loadViewer,
+  type ServedExam,
+  servedExams,
+} from './delivery.service.js';
+import { PdfMerger } from './pdf-merge.js';
+
+export interface FileAnswer {
+  status: 200 | 206;
+  headers: Record<string, string>;
+  body: Readable;
+}
+
+type ResourceKind = 'report' | 'image' | 'signature';
+const TYPES_OF: Record<ResourceKind, ReadonlyArray<string>> = {
+  report: ['REPORT', 'REPORT_PHYSICIAN', 'ANALYSIS'],
+  image: ['IMAGE'],
+  signature: ['REPORT', 'REPORT_PHYSICIAN', 'ANALYSIS', 'IMAGE'],
+};
+const AUDIT_EVENT: Record<ResourceKind, string> = {
+  report: 'VIEW_REPORT',
+  image: 'VIEW_IMAGE',
+  signature: 'DOWNLOAD_SIGNATURE',
+};
+const EXTENSION: Record<string, string> = {
+  'application/pdf': 'pdf',
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'application/dicom': 'dcm',
+  'application/pkcs7-signature': 'p7s',
+};
+
+/** A file name safe in a header: the institution's keys are already limited to [A-Za-z0-9._-]. */
+function fileName(...parts: string[]): string {
+  return parts.join('_').replace(/[^A-Za-z0-9._-]+/g, '-');
+}
+
+/** Parses a single `bytes=` range; multi-range and unsatisfiable requests follow RFC 9110. */
+export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
+  if (!header) return undefined;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  if (start >= size || start > end) return 'unsatisfiable';
+  return { start, end };
+}
+
+/** Finds a resource the viewer may open: authorise the protocol first, then the exam's serving rules. */
+async function authoriseResource(ctx: AppContext, viewer: DeliveryViewer, resourceId: string, kind: ResourceKind) {
+  const found = await resourceWithExam(ctx.db, resourceId);
+  if (!found || !TYPES_OF[kind].includes(found.resource.type)) throw notFound();
+  const protocol = await authoriseProtocol(ctx, viewer, found.exam.protocolId);
+  const served = (await servedExams(ctx.db, [protocol])).get(protocol.id) ?? [];
+  const exam = served.find((e) => e.row.id === found.exam.id);
+  if (!exam) throw notFound();
+  if (kind === 'image' && exam.setting?.hideButton) throw notFound();
+  const isReport = found.resource.type === 'REPORT' || found.resource.type === 'REPORT_PHYSICIAN';
+  if (isReport && isReportWithheld(exam.row)) throw conflict(ServerMessage.reportAwaitingRectification);
+  return { protocol, exam, resource: found.resource };
+}
+
+async function audit(
+  ctx: AppContext,
+  request: FastifyRequest,
+  viewer: DeliveryViewer,
+  protocol: ProtocolRow,
+  event: string,
+  resources: ResourceRow[],
+) {
+  const institution = (await institutionsByIds(ctx.db, [protocol.institutionId])).get(protocol.institutionId);
+  await recordAudit(
+    ctx,
+    {
+      event,
+      tenant: institution?.code ?? null,
+      resource: {
+        type: 'RESOURCE',
+        protocolNumber: protocol.number,
+        resources: resources.map((r) => ({ id: r.id, type: r.type, identifier: r.identifier })),
+      },
+      protocolId: protocol.id,
+      systemUser: auditUser(viewer),
+      patients: [auditPatient(protocol)],
+    },
+    request,
+  );
+}
+
+async function fileAnswer(
+  ctx: AppContext,
+  key: string,
+  size: number,
+  contentType: string,
+  name: string,
+  rangeHeader: string | undefined,
+): Promise<FileAnswer> {
+  const range = parseRange(rangeHeader, size);
+  const headers: Record<string, string> = {
+    'content-type': contentType,
+    'content-disposition': `attachment; filename="${name}"`,
+    'accept-ranges': 'bytes',
+  };
+  if (range === 'unsatisfiable') {
+    throw new AppError(416, ServerMessage.validation, undefined, { 'content-range': `bytes */${size}` });
+  }
+  let body: Readable;
+  try {
+    body = await ctx.storage.get(key, range);
+  } catch {
+    throw notFound(ServerMessage.resourceUnavailable);
+  }
+  if (range) {
+    headers['content-range'] = `bytes ${range.start}-${range.end}/${size}`;
+    headers['content-length'] = String(range.end - range.start + 1);
+    return { status: 206, headers, body };
+  }
+  headers['content-length'] = String(size);
+  return { status: 200, headers, body };
+}
+
+/** GET resource/report|image|signature: one file, marked read for the viewer and traced. */
+export async function openResource(
+  ctx: AppContext,
+  auth: AuthContext,
+  kind: ResourceKind,
+  query: { resourceId: string; showAll?: boolean; request?: string },
+  request: FastifyRequest,
+): Promise<FileAnswer> {
+  const viewer = await loadViewer(ctx, auth);
+  const { protocol, exam, resource } = await authoriseResource(ctx, viewer, query.resourceId, kind);
+  if (kind === 'report' && query.showAll) return showAll(ctx, viewer, protocol, request);
+  const key = readerKey(viewer, protocol);
+  if (key && kind !== 'signature') await markRead(ctx.db, key, [exam.row.id], ctx.clock.now().toISOString());
+  await audit(ctx, request, viewer, protocol, AUDIT_EVENT[kind], [resource]);
+  if (kind === 'signature') {
+    if (!resource.signedStorageKey || resource.signedSize === null) throw notFound(ServerMessage.resourceUnavailable);
+    const type = resource.signedContentType ?? 'application/octet-stream';
+    const name = fileName(protocol.number, exam.row.examKey, 'signed') + `.${EXTENSION[type] ?? 'bin'}`;
+    return fileAnswer(ctx, resource.signedStorageKey, resource.signedSize, type, name, request.headers.range);
+  }
+  const name =
+    fileName(protocol.number, exam.row.examKey, resource.type) + `.${EXTENSION[resource.contentType] ?? 'bin'}`;
+  return fileAnswer(ctx, resource.storageKey, resource.size, resource.contentType, name, request.headers.range);
+}
+
+/** The report PDFs of a protocol in print order (contract 8): REPORT files, then REPORT_PHYSICIAN files. */
+export function printableReports(exams: readonly ServedExam[]): Array<{ exam: ServedExam; resource: ResourceRow }> {
+  const sorted = [...exams]
+    .filter((e) => !isReportWithheld(e.row))
+    .sort((a, b) => {
+      const pa = a.row.performedAt ?? '\uffff';
+      const pb = b.row.performedAt ?? '\uffff';
+      return pa < pb ? -1 : pa > pb ? 1 : a.row.position - b.row.position;
+    });
+  const out: Array<{ exam: ServedExam; resource: ResourceRow }> = [];
+  // Within a protocol every REPORT comes first, then the REPORT_PHYSICIAN files, each by exam date.
+  for (const type of ['REPORT', 'REPORT_PHYSICIAN']) {
+    for (const exam of sorted) {
+      for (const r of exam.resources) {
+        if (r.type === type && r.contentType === 'application/pdf') out.push({ exam, resource: r });
+      }
+    }
+  }
+  return out;
+}
+
+export async function readAll(ctx: AppContext, key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await ctx.storage.get(key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** showAll=true: every available report of the protocol merged in one PDF; all marked read (spec 4.2). */
+async function showAll(
+  ctx: AppContext,
+  viewer: DeliveryViewer,
+  protocol: ProtocolRow,
+  request: FastifyRequest,
+): Promise<FileAnswer> {
+  const exams = (await servedExams(ctx.db, [protocol])).get(protocol.id) ?? [];
+  const reports = printableReports(exams);
+  const key = readerKey(viewer, protocol);
+  if (key) {
+    await markRead(
+      ctx.db,
+      key,
+      reports.map((r) => r.exam.row.id),
+      ctx.clock.now().toISOString(),
+    );
+  }
+  await audit(
+    ctx,
+    request,
+    viewer,
+    protocol,
+    'VIEW_REPORT',
+    reports.map((r) => r.resource),
+  );
+  const body = new PassThrough();
+  const merger = new PdfMerger(async (chunk) => {
+    if (!body.write(chunk)) await new Promise((resolve) => body.once('drain', resolve));
+  });
+  void (async () => {
+    await merger.begin();
+    for (const r of reports) await merger.addDocument(await readAll(ctx, r.resource.storageKey));
+    await merger.finish();
+    body.end();
+  })().catch((error: unknown) => {
+    ctx.log.error({ err: error }, 'merging reports failed');
+    body.destroy(error as Error);
+  });
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'application/pdf',
+      'content-disposition': `attachment; filename="${fileName(protocol.number, 'reports')}.pdf"`,
+    },
+    body,
+  };
+}
