@@ -20,6 +20,9 @@ import ingestRoutes from './modules/ingest/ingest.routes.js';
 import institutionRoutes from './modules/institutions/institution.routes.js';
 import authRoutes from './modules/auth/auth.routes.js';
 import deliveryRoutes from './modules/delivery/delivery.routes.js';
+import accountsRoutes from './modules/accounts/accounts.routes.js';
+import sharesRoutes from './modules/shares/shares.routes.js';
+import termsRoutes from './modules/terms/terms.routes.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -119,6 +122,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(ingestRoutes(ctx));
   await app.register(authRoutes(ctx));
   await app.register(deliveryRoutes(ctx));
+  await app.register(accountsRoutes(ctx));
+  await app.register(sharesRoutes(ctx));
+  await app.register(termsRoutes(ctx));
 
   await registerWebApp(app, ctx);
   return app;

@@ -1,0 +1,327 @@
+import type { FastifyRequest } from 'fastify';
+import { ServerMessage } from '@portal/shared/errors';
+import { DEFAULT_LANGUAGE, TOKEN_TTL_MS } from '@portal/shared/limits';
+import { AccountMessage } from '@portal/shared/schemas/accounts';
+import type { AppContext } from '../../context.js';
+import type { Db } from '../../db/database.js';
+import { AppError, conflict, notFound } from '../../lib/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { recordAudit } from '../../plugins/audit.js';
+import { queueMail } from '../outbox/outbox.service.js';
+import {
+  findInstitutionById,
+  findUserByEmail,
+  findUserById,
+  insertUser,
+  retireOneTimeTokens,
+  setOneTimeTokenStatus,
+  type InstitutionRow,
+} from './accounts.repository.js';
+import { institutionAccess } from './accounts.policy.js';
+import { mailLink } from './links.js';
+import { issueOneTimeToken } from './one-time-tokens.js';
+import { isUniqueViolation } from './registration.service.js';
+import {
+  addTagMember,
+  deleteTag,
+  findTag,
+  findTagByText,
+  insertTag,
+  institutionHasTags,
+  listTagMembers,
+  listTags,
+  removeTagMember,
+  renameTag,
+  tagIsUsedByProtocols,
+} from './tags.repository.js';
+
+/** Authorises first: the caller may administer this institution (403 / 404 as contract 6 and 8 say). */
+export async function administeredInstitution(
+  ctx: AppContext,
+  auth: AuthContext,
+  institutionId: string,
+): Promise<InstitutionRow> {
+  const actor = auth.userId ? await findUserById(ctx.db, auth.userId) : undefined;
+  const access = institutionAccess({ role: auth.role, institutionId: actor?.institutionId ?? null }, institutionId);
+  if (access === 'forbidden' || !actor) throw new AppError(403, ServerMessage.forbidden);
+  const institution = access === 'allow' ? await findInstitutionById(ctx.db, institutionId) : undefined;
+  if (!institution) throw notFound(ServerMessage.institutionNotFound);
+  return institution;
+}
+
+interface Invitation {
+  kind: 'INVITE_PHYSICIAN' | 'INVITE_COMPANY' | 'INVITE_PATIENT';
+  mailKind: 'physicianInvitation' | 'companyInvitation' | 'patientInvitation';
+  path: string;
+  email: string;
+  institution: Pick<InstitutionRow, 'id' | 'code' | 'name'>;
+  language: string;
+  payload: Record<string, unknown>;
+  withCode?: boolean;
+}
+
+/**
+ * Issues an invitation token (7 days, single use; a newer invitation of the same kind retires the
+ * older ones) and queues its mail in the same transaction: CREATED, then INVITE_SEND once queued.
+ */
+async function sendInvitation(ctx: AppContext, db: Db, input: Invitation) {
+  await retireOneTimeTokens(db, input.email, [input.kind], ctx.clock.now().toISOString());
+  const issued = await issueOneTimeToken(ctx, db, {
+    kind: input.kind,
+    ttlMs: TOKEN_TTL_MS.invitation,
+    email: input.email,
+    institutionId: input.institution.id,
+    payload: input.payload,
+    language: input.language,
+  });
+  const query: Record<string, string> = input.withCode ? { code: input.institution.code } : {};
+  const link = mailLink(ctx, input.path, { ...query, token: issued.token, language: input.language });
+  await queueMail(
+    ctx,
+    {
+      kind: input.mailKind,
+      to: input.email,
+      language: input.language,
+      link,
+      institutionName: input.institution.name,
+      params: { name: typeof input.payload.name === 'string' ? input.payload.name : null },
+    },
+    db,
+  );
+  await setOneTimeTokenStatus(db, issued.id, 'INVITE_SEND');
+  return { id: issued.id, email: input.email, status: 'INVITE_SEND', expiresAt: issued.expiresAt };
+}
+
+export async function invitePhysician(
+  ctx: AppContext,
+  request: FastifyRequest,
+  auth: AuthContext,
+  body: { email: string; name: string; crm: string; uf: string; institutionId: string; language?: string | null },
+) {
+  const institution = await administeredInstitution(ctx, auth, body.institutionId);
+  if (await findUserByEmail(ctx.db, body.email)) throw conflict(ServerMessage.userAlreadyExists);
+  const sent = await ctx.db.transaction().execute((trx) =>
+    sendInvitation(ctx, trx, {
+      kind: 'INVITE_PHYSICIAN',
+      mailKind: 'physicianInvitation',
+      path: '/physician/create',
+      withCode: true,
+      email: body.email,
+      institution,
+      language: body.language ?? DEFAULT_LANGUAGE,
+      payload: { name: body.name, crm: body.crm.replace(/\D+/g, '') || body.crm, uf: body.uf },
+    }),
+  );
+  await auditAdmin(ctx, request, auth, 'PHYSICIAN_INVITED', institution.code, { email: body.email });
+  return sent;
+}
+
+export async function inviteCompanyUser(
+  ctx: AppContext,
+  request: FastifyRequest,
+  auth: AuthContext,
+  body: { email: string; institutionId: string; language?: string | null },
+) {
+  const institution = await administeredInstitution(ctx, auth, body.institutionId);
+  if (await findUserByEmail(ctx.db, body.email)) throw conflict(ServerMessage.userAlreadyExists);
+  const sent = await ctx.db.transaction().execute((trx) =>
+    sendInvitation(ctx, trx, {
+      kind: 'INVITE_COMPANY',
+      mailKind: 'companyInvitation',
+      path: '/company-access/create',
+      email: body.email,
+      institution,
+      language: body.language ?? DEFAULT_LANGUAGE,
+      payload: {},
+    }),
+  );
+  await auditAdmin(ctx, request, auth, 'COMPANY_INVITED', institution.code, { email: body.email });
+  return sent;
+}
+
+/**
+ * The patient invitation an institution sends for one of its protocols (contract 5 `…/invite`):
+ * the link opens the registration with the e-mail fixed, and the new account gets the protocol.
+ */
+export async function invitePatient(
+  ctx: AppContext,
+  input: {
+    email: string;
+    name: string;
+    protocolId: string;
+    institution: Pick<InstitutionRow, 'id' | 'code' | 'name'>;
+    language?: string | null;
+  },
+  db: Db = ctx.db,
+) {
+  return sendInvitation(ctx, db, {
+    kind: 'INVITE_PATIENT',
+    mailKind: 'patientInvitation',
+    path: '/patient/create',
+    email: input.email.trim().toLowerCase(),
+    institution: input.institution,
+    language: input.language ?? DEFAULT_LANGUAGE,
+    payload: { name: input.name, protocolId: input.protocolId },
+  });
+}
+
+async function auditAdmin(
+  ctx: AppContext,
+  request: FastifyRequest,
+  auth: AuthContext,
+  event: string,
+  tenant: string,
+  macro: Record<string, unknown>,
+) {
+  await recordAudit(
+    ctx,
+    { event, tenant, macro, systemUser: { id: auth.userId, name: auth.username, role: auth.role } },
+    request,
+  );
+}
+
+export async function tagsOf(ctx: AppContext, auth: AuthContext, institutionId: string) {
+  await administeredInstitution(ctx, auth, institutionId);
+  return listTags(ctx.db, institutionId);
+}
+
+export async function containsTags(ctx: AppContext, auth: AuthContext, institutionId: string) {
+  await administeredInstitution(ctx, auth, institutionId);
+  return institutionHasTags(ctx.db, institutionId);
+}
+
+export async function createTag(ctx: AppContext, auth: AuthContext, institutionId: string, tag: string) {
+  await administeredInstitution(ctx, auth, institutionId);
+  if (await findTagByText(ctx.db, institutionId, tag)) throw conflict(AccountMessage.tagAlreadyExists);
+  const row = { id: newId(), institutionId, tag, createdAt: ctx.clock.now().toISOString() };
+  try {
+    await insertTag(ctx.db, row);
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(AccountMessage.tagAlreadyExists);
+    throw error;
+  }
+  return { id: row.id, tag };
+}
+
+async function tagOf(ctx: AppContext, auth: AuthContext, institutionId: string, tagId: string) {
+  await administeredInstitution(ctx, auth, institutionId);
+  const tag = await findTag(ctx.db, institutionId, tagId);
+  if (!tag) throw notFound();
+  return tag;
+}
+
+export async function updateTag(ctx: AppContext, auth: AuthContext, institutionId: string, tagId: string, tag: string) {
+  await tagOf(ctx, auth, institutionId, tagId);
+  const same = await findTagByText(ctx.db, institutionId, tag);
+  if (same && same.id !== tagId) throw conflict(AccountMessage.tagAlreadyExists);
+  await renameTag(ctx.db, tagId, tag);
+  return { id: tagId, tag };
+}
+
+/** A tag still on protocols stays: erasing it would silently change who sees those protocols. */
+export async function removeTag(ctx: AppContext, auth: AuthContext, institutionId: string, tagId: string) {
+  await tagOf(ctx, auth, institutionId, tagId);
+  if (await tagIsUsedByProtocols(ctx.db, tagId)) throw conflict(AccountMessage.tagInUse);
+  await ctx.db.transaction().execute((trx) => deleteTag(trx, tagId));
+}
+
+const tagUserView = (u: { id: string; name: string; email: string; type: string; active: number }) => ({
+  id: u.id,
+  name: u.name,
+  email: u.email,
+  type: u.type,
+  active: u.active === 1,
+});
+
+export async function tagUsers(ctx: AppContext, auth: AuthContext, institutionId: string, tagId: string) {
+  await tagOf(ctx, auth, institutionId, tagId);
+  return (await listTagMembers(ctx.db, tagId)).map(tagUserView);
+}
+
+/**
+ * Adds a member to a tag: an existing external user or physician is attached; a new address
+ * becomes an external user without a password, who gets the first-password link. An external user
+ * who never set a password gets a fresh link.
+ */
+export async function addTagUser(
+  ctx: AppContext,
+  request: FastifyRequest,
+  auth: AuthContext,
+  institutionId: string,
+  tagId: string,
+  body: { email: string; name: string; language?: string | null },
+): Promise<{ created: boolean; user: ReturnType<typeof tagUserView> }> {
+  await tagOf(ctx, auth, institutionId, tagId);
+  const institution = (await findInstitutionById(ctx.db, institutionId)) as InstitutionRow;
+  const language = body.language ?? DEFAULT_LANGUAGE;
+  const existing = await findUserByEmail(ctx.db, body.email);
+  if (existing && existing.type !== 'EXTERNAL' && existing.type !== 'PHYSICIAN') {
+    throw conflict(ServerMessage.userAlreadyExists);
+  }
+  const now = ctx.clock.now().toISOString();
+  const user = existing ?? {
+    id: newId(),
+    type: 'EXTERNAL' as const,
+    email: body.email,
+    passwordHash: null,
+    name: body.name,
+    active: 0,
+    disabled: 0,
+    mfaEnabled: 0,
+    frequencyReceiveEmail: 'DEFAULT',
+    language,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      if (!existing) await insertUser(trx, user);
+      await addTagMember(trx, tagId, user.id, now);
+      if (user.type === 'EXTERNAL' && !user.active) {
+        await retireOneTimeTokens(trx, user.email, ['EXTERNAL_FIRST_PASSWORD'], now);
+        const issued = await issueOneTimeToken(ctx, trx, {
+          kind: 'EXTERNAL_FIRST_PASSWORD',
+          ttlMs: TOKEN_TTL_MS.invitation,
+          userId: user.id,
+          email: user.email,
+          institutionId,
+          language,
+          payload: { tagId },
+          status: 'INVITE_SEND',
+        });
+        await queueMail(
+          ctx,
+          {
+            kind: 'externalFirstPassword',
+            to: user.email,
+            language,
+            link: mailLink(ctx, '/password/reset', { token: issued.token, language }),
+            institutionName: institution.name,
+            params: { name: user.name },
+          },
+          trx,
+        );
+      }
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(ServerMessage.userAlreadyExists);
+    throw error;
+  }
+  await auditAdmin(ctx, request, auth, 'TAG_USER_ADDED', institution.code, { tagId, userId: user.id });
+  return { created: !existing, user: tagUserView(user) };
+}
+
+export async function removeTagUser(
+  ctx: AppContext,
+  request: FastifyRequest,
+  auth: AuthContext,
+  institutionId: string,
+  tagId: string,
+  userId: string,
+) {
+  const tag = await tagOf(ctx, auth, institutionId, tagId);
+  if (!(await removeTagMember(ctx.db, tag.id, userId))) throw notFound(AccountMessage.userNotFound);
+  const institution = (await findInstitutionById(ctx.db, institutionId)) as InstitutionRow;
+  await auditAdmin(ctx, request, auth, 'TAG_USER_REMOVED', institution.code, { tagId, userId });
+}

@@ -1,0 +1,90 @@
+import type { Db } from '../../db/database.js';
+
+export function listTags(db: Db, institutionId: string) {
+  return db
+    .selectFrom('tags')
+    .select(['id', 'tag'])
+    .where('institutionId', '=', institutionId)
+    .orderBy('tag')
+    .execute();
+}
+
+export function findTag(db: Db, institutionId: string, tagId: string) {
+  return db
+    .selectFrom('tags')
+    .select(['id', 'tag'])
+    .where('institutionId', '=', institutionId)
+    .where('id', '=', tagId)
+    .executeTakeFirst();
+}
+
+export function findTagByText(db: Db, institutionId: string, tag: string) {
+  return db
+    .selectFrom('tags')
+    .select(['id', 'tag'])
+    .where('institutionId', '=', institutionId)
+    .where('tag', '=', tag)
+    .executeTakeFirst();
+}
+
+export async function insertTag(db: Db, row: { id: string; institutionId: string; tag: string; createdAt: string }) {
+  await db.insertInto('tags').values(row).execute();
+}
+
+export async function renameTag(db: Db, tagId: string, tag: string) {
+  await db.updateTable('tags').set({ tag }).where('id', '=', tagId).execute();
+}
+
+export async function tagIsUsedByProtocols(db: Db, tagId: string): Promise<boolean> {
+  const row = await db.selectFrom('protocols').select('id').where('tagId', '=', tagId).limit(1).executeTakeFirst();
+  return !!row;
+}
+
+export async function deleteTag(db: Db, tagId: string) {
+  await db.updateTable('users').set({ favoriteTagId: null }).where('favoriteTagId', '=', tagId).execute();
+  await db.deleteFrom('tagMembers').where('tagId', '=', tagId).execute();
+  await db.deleteFrom('tags').where('id', '=', tagId).execute();
+}
+
+export async function institutionHasTags(db: Db, institutionId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('tags')
+    .select('id')
+    .where('institutionId', '=', institutionId)
+    .limit(1)
+    .executeTakeFirst();
+  return !!row;
+}
+
+export async function addTagMember(db: Db, tagId: string, userId: string, createdAt: string) {
+  await db
+    .insertInto('tagMembers')
+    .values({ tagId, userId, createdAt })
+    .onConflict((oc) => oc.columns(['tagId', 'userId']).doNothing())
+    .execute();
+}
+
+export async function removeTagMember(db: Db, tagId: string, userId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('tagMembers')
+    .where('tagId', '=', tagId)
+    .where('userId', '=', userId)
+    .executeTakeFirst();
+  await db
+    .updateTable('users')
+    .set({ favoriteTagId: null })
+    .where('id', '=', userId)
+    .where('favoriteTagId', '=', tagId)
+    .execute();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export function listTagMembers(db: Db, tagId: string) {
+  return db
+    .selectFrom('tagMembers')
+    .innerJoin('users', 'users.id', 'tagMembers.userId')
+    .select(['users.id', 'users.name', 'users.email', 'users.type', 'users.active'])
+    .where('tagMembers.tagId', '=', tagId)
+    .orderBy('users.name')
+    .execute();
+}
