@@ -204,11 +204,15 @@ export async function makeProtocol(
 }
 
 /** A real PDF with `pages` pages, each carrying `label` so merged output can be checked. */
-export async function pdfBytes(label: string, pages = 1, options: { objectStreams?: boolean } = {}): Promise<Buffer> {
+export async function pdfBytes(
+  label: string,
+  pages = 1,
+  options: { objectStreams?: boolean; width?: number } = {},
+): Promise<Buffer> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let i = 0; i < pages; i++) {
-    const page = doc.addPage([595, 842]);
+    const page = doc.addPage([options.width ?? 595, 842]);
     page.drawText(`${label} page ${i + 1}`, { x: 50, y: 780, size: 18, font });
   }
   return Buffer.from(await doc.save({ useObjectStreams: options.objectStreams ?? false }));

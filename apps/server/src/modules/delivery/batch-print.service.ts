@@ -1,0 +1,132 @@
+import { PassThrough } from 'node:stream';
+import { ServerMessage } from '@portal/shared/errors';
+import { BATCH_FILE_PREFIX, EXAM_TIME_ZONE_OFFSET_MINUTES, PRINT_MAX_PROTOCOLS } from '@portal/shared/limits';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { badRequest, forbidden } from '../../lib/errors.js';
+import type { AuthContext } from '../../plugins/auth.js';
+import { recordAudit } from '../../plugins/audit.js';
+import { canBatchPrint, readerKey } from './delivery.policy.js';
+import { institutionsByIds, markRead } from './delivery.repository.js';
+import { auditPatient, auditUser, authoriseProtocol, loadViewer, servedExams } from './delivery.service.js';
+import { PdfMerger } from './pdf-merge.js';
+import { type FileAnswer, printableReports, readAll } from './resources.service.js';
+import { writeZip, type ZipEntry } from './zip-writer.js';
+
+/** `<prefix>_<yyyyMMdd_HHmmss>` in Brazil's time (spec 9). */
+export function batchFileName(now: Date, extension: 'pdf' | 'zip'): string {
+  const local = new Date(now.getTime() + EXAM_TIME_ZONE_OFFSET_MINUTES * 60_000).toISOString();
+  const stamp = `${local.slice(0, 10).replace(/-/g, '')}_${local.slice(11, 19).replace(/:/g, '')}`;
+  return `${BATCH_FILE_PREFIX}_${stamp}.${extension}`;
+}
+
+function safeSegment(value: string): string {
+  return value.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^\.+/, '') || 'file';
+}
+
+/**
+ * POST resource/batchPrinting (contract 7-8): the reports of up to 50 protocols as one PDF or a
+ * zip with a folder per protocol. Authorises every protocol before a byte is written; marks
+ * them read for the printer and traces BATCH_PRINT.
+ */
+export async function batchPrint(
+  ctx: AppContext,
+  auth: AuthContext,
+  body: { requestIds: string[]; isCompressed: boolean },
+  request: FastifyRequest,
+): Promise<FileAnswer> {
+  const viewer = await loadViewer(ctx, auth);
+  if (!canBatchPrint(viewer.role)) throw forbidden();
+  const ids = [...new Set(body.requestIds)];
+  if (ids.length === 0) throw badRequest(ServerMessage.listAtLeastOne);
+  if (ids.length > PRINT_MAX_PROTOCOLS) throw badRequest(ServerMessage.listAtMostFifty);
+  const protocols = [];
+  for (const id of ids) protocols.push(await authoriseProtocol(ctx, viewer, id));
+  const exams = await servedExams(ctx.db, protocols);
+  const plan = protocols.map((p) => ({ protocol: p, reports: printableReports(exams.get(p.id) ?? []) }));
+
+  const key = readerKey(viewer, protocols[0]!);
+  const now = ctx.clock.now();
+  const institutions = await institutionsByIds(
+    ctx.db,
+    protocols.map((p) => p.institutionId),
+  );
+  await ctx.db.transaction().execute(async (trx) => {
+    if (key) {
+      await markRead(
+        trx,
+        key,
+        [...exams.values()].flat().map((e) => e.row.id),
+        now.toISOString(),
+      );
+    }
+    for (const { protocol, reports } of plan) {
+      await recordAudit(
+        ctx,
+        {
+          event: 'BATCH_PRINT',
+          tenant: institutions.get(protocol.institutionId)?.code ?? null,
+          resource: {
+            type: 'BATCH_PRINT',
+            protocolNumber: protocol.number,
+            format: body.isCompressed ? 'zip' : 'pdf',
+            resources: reports.map((r) => ({ id: r.resource.id, type: r.resource.type })),
+          },
+          protocolId: protocol.id,
+          systemUser: auditUser(viewer),
+          patients: [auditPatient(protocol)],
+        },
+        request,
+        trx,
+      );
+    }
+  });
+
+  const out = new PassThrough();
+  const sink = async (chunk: Uint8Array) => {
+    if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+  };
+  const produce = body.isCompressed
+    ? async () => {
+        const entries: ZipEntry[] = [];
+        for (const { protocol, reports } of plan) {
+          const used = new Set<string>();
+          for (const { exam, resource } of reports) {
+            let base = safeSegment(`${exam.row.examKey}_${resource.type}`);
+            for (let n = 2; used.has(base); n++) base = safeSegment(`${exam.row.examKey}_${resource.type}_${n}`);
+            used.add(base);
+            entries.push({
+              name: `${safeSegment(protocol.number)}/${base}.pdf`,
+              size: resource.size,
+              crc32: resource.crc32,
+              open: () => ctx.storage.get(resource.storageKey),
+            });
+          }
+        }
+        await writeZip(entries, sink, now);
+      }
+    : async () => {
+        const merger = new PdfMerger(sink);
+        await merger.begin();
+        for (const { protocol, reports } of plan) {
+          merger.bookmark(`${protocol.number} - ${protocol.patientName}`);
+          for (const r of reports) await merger.addDocument(await readAll(ctx, r.resource.storageKey));
+        }
+        await merger.finish();
+      };
+  void produce()
+    .then(() => out.end())
+    .catch((error: unknown) => {
+      ctx.log.error({ err: error }, 'batch printing failed');
+      out.destroy(error as Error);
+    });
+  const extension = body.isCompressed ? 'zip' : 'pdf';
+  return {
+    status: 200,
+    headers: {
+      'content-type': body.isCompressed ? 'application/zip' : 'application/pdf',
+      'content-disposition': `attachment; filename="${batchFileName(now, extension)}"`,
+    },
+    body: out,
+  };
+}
