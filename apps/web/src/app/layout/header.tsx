@@ -1,0 +1,77 @@
+import { ActionIcon, Anchor, Box, Button, Container, Group, Menu, Text, Tooltip } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { Logo } from '../../components/logo';
+import { ChevronDownIcon, LogoutIcon, UserIcon } from '../../components/icons';
+import { logout } from '../../lib/logout';
+import { accountEditPath, useCredentials } from '../../lib/session';
+import { LanguageMenu } from './language-menu';
+
+export function Header() {
+  const { t } = useTranslation();
+  const credentials = useCredentials();
+  const narrow = useMediaQuery('(max-width: 40em)');
+  const user = credentials?.user ?? null;
+  const editPath = accountEditPath(user);
+  const accountLabel = user?.personalInfo || user?.username || '';
+
+  return (
+    <Box component="header" bg="white" style={{ borderBottom: '1px solid var(--mantine-color-gray-3)' }}>
+      <Container size="lg" py={8}>
+        <Group justify="space-between" wrap="nowrap" gap="xs">
+          <Anchor
+            component={Link}
+            to={credentials ? '/landing/' : '/login'}
+            underline="never"
+            aria-label={t('header.home')}
+          >
+            <Logo compact={narrow} />
+          </Anchor>
+          <Group gap={4} wrap="nowrap">
+            <LanguageMenu />
+            {credentials && editPath && (
+              <Menu position="bottom-end" withinPortal>
+                <Menu.Target>
+                  <Button
+                    variant="subtle"
+                    color="dark"
+                    px={8}
+                    leftSection={<UserIcon />}
+                    rightSection={<ChevronDownIcon size={16} />}
+                    aria-label={t('header.myAccountOf', { name: accountLabel })}
+                  >
+                    {!narrow && (
+                      <Text size="sm" truncate maw={180}>
+                        {accountLabel}
+                      </Text>
+                    )}
+                  </Button>
+                </Menu.Target>
+                <Menu.Dropdown>
+                  <Menu.Label>{accountLabel}</Menu.Label>
+                  <Menu.Item component={Link} to={editPath}>
+                    {t('header.myAccount')}
+                  </Menu.Item>
+                </Menu.Dropdown>
+              </Menu>
+            )}
+            {credentials && (
+              <Tooltip label={t('header.logout')}>
+                <ActionIcon
+                  variant="subtle"
+                  color="dark"
+                  size="lg"
+                  aria-label={t('header.logout')}
+                  onClick={() => logout()}
+                >
+                  <LogoutIcon />
+                </ActionIcon>
+              </Tooltip>
+            )}
+          </Group>
+        </Group>
+      </Container>
+    </Box>
+  );
+}

@@ -1,0 +1,30 @@
+import { Center, Loader, Stack, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { usePageTitle } from '../../lib/use-page-title';
+
+const WAIT: Record<string, string> = { 'pt-BR': 'Carregando…', es: 'Cargando…', en: 'Loading…' };
+
+/** Shown while a screen or the texts are still downloading, before translations are available. */
+export function FullPageLoader() {
+  const label = WAIT[document.documentElement.lang] ?? WAIT['pt-BR'];
+  return (
+    <Center mih="60vh" role="status" aria-live="polite">
+      <Loader aria-hidden="true" />
+      <span style={{ position: 'absolute', left: -9999 }}>{label}</span>
+    </Center>
+  );
+}
+
+/** Spec 2.1 /loading. */
+export function LoadingPage({ message }: { message?: string }) {
+  const { t } = useTranslation();
+  usePageTitle(t('loading.title'));
+  return (
+    <Center mih="60vh" role="status" aria-live="polite">
+      <Stack align="center" gap="sm">
+        <Loader aria-hidden="true" />
+        <Text>{message ?? t('loading.text')}</Text>
+      </Stack>
+    </Center>
+  );
+}

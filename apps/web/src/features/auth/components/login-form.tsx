@@ -1,0 +1,291 @@
+import { zodResolver } from '@hookform/resolvers/zod';
+import { Anchor, Button, Checkbox, Group, PasswordInput, SegmentedControl, Stack, TextInput } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { ServerMessage } from '@portal/shared/errors';
+import { DELAY_MS, MFA_TOKEN_LENGTH, TOAST_MS } from '@portal/shared/limits';
+import { digitsOnly, formatCpf, looksLikeEmail, parseBrDate } from '@portal/shared/validation';
+import { useEffect, useRef } from 'react';
+import { Controller, useForm, useWatch } from 'react-hook-form';
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate } from 'react-router';
+import { MaskedInput } from '../../../components/masked-input';
+import { ApiError } from '../../../lib/api-client';
+import { errorText, isServerError } from '../../../lib/errors';
+import { MASK } from '../../../lib/masks';
+import { notify } from '../../../lib/notify';
+import { clearCredentials, setOriginCode, storeCredentials } from '../../../lib/session';
+import { useLoginMutation, type LoginPayload } from '../api/auth-api';
+import { useRememberedCpf } from '../hooks/use-remembered-cpf';
+import { loginFormSchema, type LoginFormValues } from '../login-form-schema';
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A protocol login sends the date of birth only when it is a real dd/mm/yyyy date (spec 5). */
+function dateOfBirthToSend(userName: string, value: string): string {
+  if (looksLikeEmail(userName)) return '';
+  return /^\d{2}\/\d{2}\/\d{4}$/.test(value) && parseBrDate(value) ? value : '';
+}
+
+export interface LoginFormProps {
+  /** The institution code of a branded login page. */
+  customLogin?: string;
+  onForgotPassword: () => void;
+}
+
+/** Spec 2.4: one form, two modes (protocol or e-mail / CPF), MFA token after a challenge. */
+export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
+  const { t } = useTranslation(['auth', 'common']);
+  const navigate = useNavigate();
+  const mutation = useLoginMutation();
+  const { remembered, remember, forget } = useRememberedCpf();
+  const tokenRef = useRef<HTMLInputElement>(null);
+
+  const {
+    control,
+    register,
+    handleSubmit,
+    setValue,
+    setFocus,
+    formState: { errors, isSubmitting },
+  } = useForm<LoginFormValues>({
+    resolver: zodResolver(loginFormSchema),
+    defaultValues: {
+      mode: remembered ? 'cpf' : 'default',
+      userName: '',
+      cpf: remembered ?? '',
+      password: '',
+      dateOfBirth: '',
+      tokenMFA: '',
+      rememberCpf: Boolean(remembered),
+      mfaRequired: false,
+    },
+  });
+  const mode = useWatch({ control, name: 'mode' });
+  const userName = useWatch({ control, name: 'userName' });
+  const mfaRequired = useWatch({ control, name: 'mfaRequired' });
+  const showDateOfBirth = mode === 'default' && !looksLikeEmail(userName);
+
+  useEffect(() => {
+    if (mfaRequired) tokenRef.current?.focus();
+  }, [mfaRequired]);
+
+  const fieldError = (message: string | undefined) => (message ? t(message, { ns: 'common' }) : undefined);
+
+  const onSubmit = async (values: LoginFormValues) => {
+    notifications.clean();
+    const payload: LoginPayload = {
+      userName: values.mode === 'cpf' ? formatCpf(values.cpf) : values.userName.trim(),
+      password: values.password,
+      dateOfBirth: values.mode === 'cpf' ? '' : dateOfBirthToSend(values.userName, values.dateOfBirth),
+      tokenMFA: values.mfaRequired ? digitsOnly(values.tokenMFA).slice(0, MFA_TOKEN_LENGTH) : '',
+      appKey: 'login',
+      ...(customLogin ? { customLogin: customLogin.toUpperCase() } : {}),
+    };
+    try {
+      const result = await mutation.mutateAsync(payload);
+      if (values.mode === 'cpf') {
+        if (values.rememberCpf) remember(values.cpf);
+        else forget();
+      }
+      storeCredentials({ token: result.accessToken, user: result.user });
+      setOriginCode(customLogin ?? null);
+      navigate('/landing/');
+    } catch (error) {
+      clearCredentials();
+      await wait(DELAY_MS.loginErrorHandling);
+      const status = error instanceof ApiError ? error.status : 0;
+      const serverMessage = error instanceof ApiError ? error.serverMessage : '';
+      if (isServerError(error)) {
+        notify('error', errorText(error, 'errors.loginDefault'), TOAST_MS.long);
+      } else if (
+        status === 400 &&
+        !serverMessage.includes(ServerMessage.cpfInvalid) &&
+        serverMessage !== ServerMessage.validation
+      ) {
+        // The account has MFA on: the code went to the phone and must be typed here.
+        notify('warning', t('login.mfaChallenge'), TOAST_MS.mfaEdit);
+        setValue('tokenMFA', '');
+        setValue('mfaRequired', true);
+      } else if (status === 400) {
+        notify('error', errorText(error, 'errors.loginDefault'), TOAST_MS.long);
+      } else {
+        if (values.mfaRequired) {
+          setValue('mfaRequired', false);
+          setValue('tokenMFA', '');
+        }
+        notify('info', errorText(error, 'errors.loginDefault'), TOAST_MS.persistent);
+      }
+    }
+  };
+
+  return (
+    <form onSubmit={handleSubmit(onSubmit)} noValidate aria-label={t('login.formLabel')}>
+      <Stack gap="md">
+        <Controller
+          control={control}
+          name="mode"
+          render={({ field }) => (
+            <SegmentedControl
+              fullWidth
+              aria-label={t('login.modeLabel')}
+              value={field.value}
+              onChange={(value) => {
+                field.onChange(value);
+                setValue('mfaRequired', false);
+                setTimeout(() => setFocus(value === 'cpf' ? 'cpf' : 'userName'), 0);
+              }}
+              data={[
+                { value: 'default', label: t('login.modeDefault') },
+                { value: 'cpf', label: t('login.modeCpf') },
+              ]}
+            />
+          )}
+        />
+
+        {mode === 'default' ? (
+          <TextInput
+            label={t('login.userName')}
+            description={t('login.userNameHint')}
+            autoComplete="username"
+            autoCapitalize="none"
+            spellCheck={false}
+            required
+            error={fieldError(errors.userName?.message)}
+            data-testid="login-username"
+            {...register('userName')}
+          />
+        ) : (
+          <Stack gap={6}>
+            <Controller
+              control={control}
+              name="cpf"
+              render={({ field }) => (
+                <MaskedInput
+                  label={t('login.cpf')}
+                  mask={MASK.cpf}
+                  inputMode="numeric"
+                  autoComplete="username"
+                  placeholder="000.000.000-00"
+                  required
+                  name={field.name}
+                  value={field.value}
+                  onChange={field.onChange}
+                  onBlur={field.onBlur}
+                  inputRef={field.ref}
+                  error={fieldError(errors.cpf?.message)}
+                  data-testid="login-cpf"
+                />
+              )}
+            />
+            <Group justify="space-between" gap="xs">
+              <Controller
+                control={control}
+                name="rememberCpf"
+                render={({ field }) => (
+                  <Checkbox
+                    label={t('login.rememberCpf')}
+                    checked={field.value}
+                    onChange={(event) => field.onChange(event.currentTarget.checked)}
+                  />
+                )}
+              />
+              {remembered && (
+                <Button
+                  variant="subtle"
+                  size="compact-sm"
+                  onClick={() => {
+                    forget();
+                    setValue('cpf', '');
+                    setValue('rememberCpf', false);
+                    setFocus('cpf');
+                  }}
+                >
+                  {t('login.forgetCpf')}
+                </Button>
+              )}
+            </Group>
+          </Stack>
+        )}
+
+        <PasswordInput
+          label={t('login.password')}
+          autoComplete="current-password"
+          required
+          error={fieldError(errors.password?.message)}
+          visibilityToggleButtonProps={{ 'aria-label': t('login.togglePassword') }}
+          data-testid="login-password"
+          {...register('password')}
+        />
+
+        {showDateOfBirth && (
+          <Controller
+            control={control}
+            name="dateOfBirth"
+            render={({ field }) => (
+              <MaskedInput
+                label={t('login.dateOfBirth')}
+                description={t('login.dateOfBirthHint')}
+                mask={MASK.date}
+                inputMode="numeric"
+                autoComplete="bday"
+                placeholder={t('common:formats.datePlaceholder')}
+                name={field.name}
+                value={field.value}
+                onChange={field.onChange}
+                onBlur={field.onBlur}
+                inputRef={field.ref}
+                data-testid="login-birthdate"
+              />
+            )}
+          />
+        )}
+
+        {mfaRequired && (
+          <Controller
+            control={control}
+            name="tokenMFA"
+            render={({ field }) => (
+              <MaskedInput
+                label={t('login.mfaToken')}
+                description={t('login.mfaTokenHint')}
+                mask={MASK.mfaToken}
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                required
+                name={field.name}
+                value={field.value}
+                onChange={field.onChange}
+                onBlur={field.onBlur}
+                inputRef={(element: HTMLInputElement | null) => {
+                  field.ref(element);
+                  tokenRef.current = element;
+                }}
+                error={fieldError(errors.tokenMFA?.message)}
+                data-testid="login-mfa"
+              />
+            )}
+          />
+        )}
+
+        <Group justify="flex-end">
+          <Anchor component="button" type="button" size="sm" onClick={onForgotPassword}>
+            {t('login.forgotPassword')}
+          </Anchor>
+        </Group>
+
+        <Button type="submit" size="md" fullWidth loading={isSubmitting} data-testid="login-submit">
+          {t('login.submit')}
+        </Button>
+
+        <Stack gap={6} align="center">
+          <Anchor component={Link} to="/patient/create" size="sm">
+            {t('login.createAccount')}
+          </Anchor>
+          <Anchor component={Link} to="/physician-info" size="sm">
+            {t('login.iAmPhysician')}
+          </Anchor>
+        </Stack>
+      </Stack>
+    </form>
+  );
+}

@@ -1,0 +1,5 @@
+import { PlaceholderPage } from '../../../app/pages/placeholder-page';
+
+export default function Page() {
+  return <PlaceholderPage path="/physician-info" />;
+}

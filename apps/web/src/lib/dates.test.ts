@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { formatCalendarDate, formatExamDate, parseDisplayDate } from './dates';
+
+describe('dates', () => {
+  it('shows exam timestamps in GMT-3 whatever the offset they come with', () => {
+    expect(formatExamDate('2026-03-01T02:30:00Z')).toBe('28/02/2026');
+    expect(formatExamDate('2026-03-01T02:30:00Z', true)).toBe('28/02/2026 23:30');
+    expect(formatExamDate('2026-03-01T12:00:00+02:00', true)).toBe('01/03/2026 07:00');
+  });
+
+  it('answers null for an absent or broken timestamp', () => {
+    expect(formatExamDate(null)).toBeNull();
+    expect(formatExamDate('not a date')).toBeNull();
+  });
+
+  it('shows birth dates as typed, without shifting the day', () => {
+    expect(formatCalendarDate('1990-01-31')).toBe('31/01/1990');
+    expect(formatCalendarDate('1990-02-31')).toBeNull();
+  });
+
+  it('parses dd/mm/yyyy strictly', () => {
+    expect(parseDisplayDate('05/11/2001')?.format('YYYY-MM-DD')).toBe('2001-11-05');
+    expect(parseDisplayDate('5/11/01')).toBeNull();
+  });
+});

@@ -1,0 +1,82 @@
+import type { SessionUser } from '@portal/shared/schemas/auth';
+import { useSyncExternalStore } from 'react';
+
+/** The session user as the login and validate answers give it (spec 3, contract 3). */
+export type { SessionUser };
+
+export interface Credentials {
+  token: string;
+  user: SessionUser | null;
+}
+
+// Session storage: exam results are sensitive, and patients often use shared computers; closing
+// the tab must end the access on that machine.
+const CREDENTIALS_KEY = 'portal.credentials';
+const ORIGIN_KEY = 'portal.originCode';
+
+const listeners = new Set<() => void>();
+let cached: { raw: string | null; value: Credentials | null } = { raw: null, value: null };
+
+function read(): Credentials | null {
+  const raw = sessionStorage.getItem(CREDENTIALS_KEY);
+  if (raw === cached.raw) return cached.value;
+  let value: Credentials | null = null;
+  try {
+    value = raw ? (JSON.parse(raw) as Credentials) : null;
+  } catch {
+    value = null;
+  }
+  cached = { raw, value };
+  return value;
+}
+
+function emit(): void {
+  for (const listener of listeners) listener();
+}
+
+export function getCredentials(): Credentials | null {
+  return read();
+}
+
+export function getToken(): string | null {
+  return read()?.token ?? null;
+}
+
+export function storeCredentials(credentials: Credentials): void {
+  sessionStorage.setItem(CREDENTIALS_KEY, JSON.stringify(credentials));
+  emit();
+}
+
+export function clearCredentials(): void {
+  sessionStorage.removeItem(CREDENTIALS_KEY);
+  emit();
+}
+
+/** The institution code of a branded login, so logout returns to that page (spec 4.3). */
+export function setOriginCode(code: string | null): void {
+  if (code) sessionStorage.setItem(ORIGIN_KEY, code);
+  else sessionStorage.removeItem(ORIGIN_KEY);
+}
+
+export function loginPath(): string {
+  const code = sessionStorage.getItem(ORIGIN_KEY);
+  return code ? `/instituicao/${encodeURIComponent(code.toLowerCase())}` : '/login';
+}
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function useCredentials(): Credentials | null {
+  return useSyncExternalStore(subscribe, read, () => null);
+}
+
+/** The account edit screen of the user's type (spec 2.6), or null for guests. */
+export function accountEditPath(user: SessionUser | null | undefined): string | null {
+  if (!user) return null;
+  if (user.isPhysicianType) return '/physician/edit';
+  if (user.isExternalType) return '/external-user/edit';
+  if (user.isUserType) return '/patient/edit';
+  return null;
+}

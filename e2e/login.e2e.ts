@@ -1,0 +1,204 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible, launchBrowser, newContext, screenshotBothWidths } from './support/browser';
+import { type RunningPortal, startPortal } from './support/portal';
+
+let portal: RunningPortal;
+let browser: Browser;
+
+beforeAll(async () => {
+  portal = await startPortal();
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await portal?.stop();
+});
+
+/** A fresh browser context (no stored language, consent or session) on `path`. */
+async function open(path: string): Promise<Page> {
+  const context = await newContext(browser, portal.baseUrl);
+  const page = await context.newPage();
+  await page.goto(path);
+  return page;
+}
+
+async function dismissScamWarning(page: Page): Promise<void> {
+  const dialog = page.getByRole('dialog', { name: 'Atenção a golpes' });
+  await dialog.waitFor();
+  await dialog.getByRole('button', { name: 'Entendi' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+}
+
+describe('login screen', () => {
+  it('warns against scams on the first visit, and the warning is accessible', async () => {
+    const page = await open('/login');
+    const dialog = page.getByRole('dialog', { name: 'Atenção a golpes' });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('Não pague por exames entregues em casa');
+    await expectAccessible(page, '/login with the scam warning');
+    await dismissScamWarning(page);
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Entrega de resultados' }).waitFor();
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    await page.context().close();
+  });
+
+  it('shows a labelled form whose date of birth follows the kind of user name', async () => {
+    const page = await open('/login');
+    await dismissScamWarning(page);
+    expect(await page.locator('html').getAttribute('lang')).toBe('pt-BR');
+    expect(await page.title()).toContain('Entrega de Resultados');
+    await page.getByRole('heading', { level: 1, name: 'Entrega de resultados' }).waitFor();
+
+    const userName = page.getByRole('textbox', { name: /^Protocolo ou e-mail/ });
+    const password = page.getByLabel(/^Senha/);
+    const birthDate = page.getByLabel(/^Data de nascimento/);
+    await userName.waitFor();
+    await password.waitFor();
+    expect(await page.getByRole('link', { name: 'Criar conta' }).getAttribute('href')).toBe('/patient/create');
+    expect(await page.getByRole('link', { name: 'Sou médico' }).getAttribute('href')).toBe('/physician-info');
+
+    await userName.fill('2026001234');
+    await birthDate.waitFor();
+    await birthDate.pressSequentially('31121980');
+    expect(await birthDate.inputValue()).toBe('31/12/1980');
+
+    await userName.fill('ana@example.com');
+    await birthDate.waitFor({ state: 'detached' });
+
+    await userName.fill('2026001234');
+    await birthDate.waitFor();
+
+    // The password can be shown and hidden again.
+    await password.fill('segredo1');
+    expect(await password.getAttribute('type')).toBe('password');
+    await page.getByRole('button', { name: 'Mostrar ou ocultar a senha' }).click();
+    expect(await password.getAttribute('type')).toBe('text');
+
+    // The consent banner is part of the first visit; accepting it is remembered.
+    const consent = page.getByRole('region', { name: 'Aviso de cookies' });
+    await consent.waitFor();
+    await page.getByRole('button', { name: 'Aceitar e continuar' }).click();
+    await consent.waitFor({ state: 'detached' });
+    await page.reload();
+    await userName.waitFor();
+    expect(await page.getByRole('region', { name: 'Aviso de cookies' }).count()).toBe(0);
+
+    await screenshotBothWidths(page, 'login');
+    await expectAccessible(page, '/login');
+    await page.context().close();
+  });
+
+  it('explains empty and malformed fields before calling the server', async () => {
+    const page = await open('/login');
+    await dismissScamWarning(page);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    expect(await page.getByText('Campo obrigatório').count()).toBe(2);
+
+    await page.getByText('CPF', { exact: true }).click();
+    const cpf = page.getByRole('textbox', { name: /^CPF/ });
+    await cpf.waitFor();
+    await cpf.pressSequentially('11111111111');
+    expect(await cpf.inputValue()).toBe('111.111.111-11');
+    await page.getByLabel(/^Senha/).fill('segredo1');
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByText('Preencha o campo CPF corretamente').waitFor();
+    await expectAccessible(page, '/login in CPF mode with errors');
+    await page.context().close();
+  });
+
+  it('shows the server refusal of an unknown account as a translated message', async () => {
+    const page = await open('/login');
+    await dismissScamWarning(page);
+    await page.getByRole('textbox', { name: /^Protocolo ou e-mail/ }).fill('ninguem@example.com');
+    await page.getByLabel(/^Senha/).fill('senha-errada');
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    // Contract 8: an unknown e-mail is 404 'Protocol or e-mail does not exists!' (spec 8 text).
+    await page.getByText('Acesso indisponível', { exact: false }).waitFor();
+    expect(page.url()).toContain('/login');
+    await page.context().close();
+  });
+
+  it('toggles the password recovery panel with the login panel', async () => {
+    const page = await open('/login');
+    await dismissScamWarning(page);
+    await page.getByRole('button', { name: 'Esqueci minha senha' }).click();
+    await page.getByRole('heading', { name: 'Recuperar senha' }).waitFor();
+    await page.getByRole('button', { name: 'Enviar link' }).click();
+    await page.getByText('Campo obrigatório').waitFor();
+    await page.getByLabel(/^E-mail/).fill('nao-e-email');
+    await page.getByRole('button', { name: 'Enviar link' }).click();
+    await page.getByText('E-mail inválido').waitFor();
+    await expectAccessible(page, '/login recovery panel');
+    await page.getByRole('button', { name: 'Voltar ao acesso' }).click();
+    await page.getByRole('textbox', { name: /^Protocolo ou e-mail/ }).waitFor();
+    await page.context().close();
+  });
+
+  it('greets an activated account and warns about an expired activation link', async () => {
+    const page = await open('/login?activeSuccess=true');
+    await dismissScamWarning(page);
+    await page.getByText('Conta ativada').waitFor();
+    await page.goto('/login?activeSuccess=false');
+    await page.getByText('Não foi possível ativar a conta').waitFor();
+    await page.context().close();
+  });
+});
+
+describe('not found', () => {
+  it('shows the Not Found screen for unknown routes and bare institution paths', async () => {
+    const page = await open('/pagina-que-nao-existe');
+    await dismissScamWarning(page);
+    await page.getByRole('heading', { level: 1, name: 'Página não encontrada' }).waitFor();
+    await screenshotBothWidths(page, 'not-found');
+    await expectAccessible(page, 'Not Found');
+    for (const path of ['/not-found', '/instituicao/', '/instituicao/clinica/extra']) {
+      await page.goto(path);
+      await page.getByRole('heading', { level: 1, name: 'Página não encontrada' }).waitFor();
+    }
+    await page.getByRole('link', { name: 'Ir para o acesso' }).click();
+    await page.waitForURL('**/login');
+    await page.context().close();
+  });
+
+  it('sends a visitor of a protected screen without a session to the login', async () => {
+    const page = await open('/dashboard/patient/protocols');
+    await page.waitForURL('**/login');
+    await page.context().close();
+  });
+});
+
+describe('language', () => {
+  it('switches to Spanish with the header flags and keeps it across screens for the session', async () => {
+    const page = await open('/login');
+    await dismissScamWarning(page);
+    await page.getByRole('button', { name: /^Idioma: Português/ }).click();
+    await page.getByRole('menuitem', { name: 'Español' }).click();
+    await page.getByRole('button', { name: 'Ingresar' }).waitFor();
+    expect(await page.locator('html').getAttribute('lang')).toBe('es');
+    await page.getByLabel(/^Contraseña/).waitFor();
+
+    await page.getByRole('link', { name: 'Soy médico' }).click();
+    await page.waitForURL('**/physician-info');
+    await page.getByRole('heading', { level: 1, name: 'Registro de médico' }).waitFor();
+
+    // A full reload of another screen keeps the choice (session storage).
+    await page.goto('/ruta-desconocida');
+    await page.getByRole('heading', { level: 1, name: 'Página no encontrada' }).waitFor();
+    await screenshotBothWidths(page, 'not-found-es');
+    await page.goto('/login');
+    await page.getByRole('button', { name: 'Ingresar' }).waitFor();
+    await expectAccessible(page, '/login in Spanish');
+    await page.context().close();
+  });
+
+  it('takes the language of a link (?language=es)', async () => {
+    const page = await open('/login?language=ES');
+    await page.getByRole('dialog', { name: 'Cuidado con las estafas' }).waitFor();
+    await page.getByRole('button', { name: 'Entendido' }).click();
+    await page.getByRole('button', { name: 'Ingresar' }).waitFor();
+    await page.context().close();
+  });
+});

@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { ROOT } from './build';
+
+export const ARTIFACTS = path.join(ROOT, 'e2e/artifacts');
+export const WIDTHS = { desktop: 1280, phone: 390 } as const;
+
+/**
+ * Debian's chromium (or CHROMIUM_PATH). A missing browser is an error, never a skipped journey:
+ * a green run must mean the screens were really exercised.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!fs.existsSync(executablePath)) {
+    throw new Error(
+      `Chromium was not found at ${executablePath}. Install it (apt-get install chromium) or set CHROMIUM_PATH.`,
+    );
+  }
+  return chromium.launch({
+    executablePath,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export async function newContext(browser: Browser, baseURL: string): Promise<BrowserContext> {
+  return browser.newContext({
+    baseURL,
+    locale: 'pt-BR',
+    timezoneId: 'America/Sao_Paulo',
+    viewport: { width: WIDTHS.desktop, height: 900 },
+    reducedMotion: 'reduce',
+  });
+}
+
+/** Full-page screenshots at 1280 and 390 px wide: e2e/artifacts/<name>-1280.png and -390.png. */
+export async function screenshotBothWidths(page: Page, name: string): Promise<string[]> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const original = page.viewportSize() ?? { width: WIDTHS.desktop, height: 900 };
+  const files: string[] = [];
+  for (const width of [WIDTHS.desktop, WIDTHS.phone]) {
+    await page.setViewportSize({ width, height: width === WIDTHS.phone ? 844 : 900 });
+    // Let layout settle after the resize (media queries re-render some parts).
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    const file = path.join(ARTIFACTS, `${name}-${width}.png`);
+    await page.screenshot({ path: file, fullPage: true });
+    files.push(file);
+  }
+  await page.setViewportSize(original);
+  return files;
+}
+
+/** Runs axe-core (WCAG 2.x A and AA) and fails on serious or critical violations, listing them. */
+export async function expectAccessible(page: Page, label: string): Promise<void> {
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
+    .analyze();
+  const blocking = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  if (blocking.length > 0) {
+    const lines = blocking.map(
+      (v) =>
+        `- [${v.impact}] ${v.id}: ${v.help}\n${v.nodes
+          .slice(0, 5)
+          .map((n) => `    ${n.target.join(' ')} ${n.failureSummary?.replace(/\n/g, ' ') ?? ''}`)
+          .join('\n')}`,
+    );
+    throw new Error(`axe found ${blocking.length} serious/critical violation(s) on ${label}:\n${lines.join('\n')}`);
+  }
+}

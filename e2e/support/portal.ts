@@ -1,0 +1,97 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT, SERVER_ENTRY, ensureBuilt } from './build';
+
+export interface RunningPortal {
+  baseUrl: string;
+  dataDir: string;
+  admin: { email: string; password: string };
+  /** What the server printed, for failure messages. */
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+/**
+ * Starts the real server (`node apps/server/dist/main.js`) on a free 127.0.0.1 port with a fresh
+ * SQLite data directory, and waits until /readyz answers.
+ */
+export async function startPortal(extraEnv: Record<string, string> = {}): Promise<RunningPortal> {
+  ensureBuilt();
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-e2e-'));
+  const admin = { email: 'admin@e2e.example.com', password: `Adm-${randomBytes(6).toString('hex')}` };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let log = '';
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      ADMIN_EMAIL: admin.email,
+      ADMIN_PASSWORD: admin.password,
+      DEMO_DATA: 'false',
+      LOG_LEVEL: 'warn',
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited(child);
+      clearTimeout(killer);
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`the portal exited with status ${child.exitCode} before it was ready:\n${log}`);
+    }
+    try {
+      const response = await fetch(`${baseUrl}/readyz`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the portal was not ready within 60 s:\n${log}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { baseUrl, dataDir, admin, output: () => log, stop };
+}
