@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -52,12 +52,14 @@ export class DiskStorage implements Storage {
     const target = this.pathOf(key);
     const dir = path.dirname(target);
     await fsp.mkdir(dir, { recursive: true });
-    const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
+    const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     const measure = measuringStream(options.maxBytes);
     try {
-      const handle = await fsp.open(temp, 'w', 0o600);
+      // A write stream that owns its descriptor: on Node 20 a pipeline into a FileHandle stream
+      // with autoClose off never settles. The fsync happens on a second descriptor afterwards.
+      await pipeline(body, measure.stream, fs.createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+      const handle = await fsp.open(temp, 'r+');
       try {
-        await pipeline(body, measure.stream, handle.createWriteStream({ autoClose: false }));
         await handle.sync();
       } finally {
         await handle.close();

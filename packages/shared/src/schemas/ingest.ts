@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RESOURCE_TYPES } from '../exam-status.js';
-import { zIsoDate, zTimestamp } from '../validation.js';
+import { zIsoDate, zLanguage, zTimestamp } from '../validation.js';
 import { zExternalKey } from './common.js';
 
 /** Contract 5: the protocol pushed by an institution's system. */
@@ -72,3 +72,38 @@ export const zResourceType = z.enum(RESOURCE_TYPES);
 
 export const RESOURCE_CONTENT_TYPES = ['application/pdf', 'image/jpeg', 'image/png', 'application/dicom'] as const;
 export const SIGNED_CONTENT_TYPES = ['application/pkcs7-signature', 'application/pdf'] as const;
+
+/** Path of the protocol calls: the institution's own protocol number. */
+export const zIngestProtocolParams = z.object({ number: zExternalKey });
+
+/** Path of the resource calls: the institution's own keys, never a path. */
+export const zIngestResourceParams = z.object({
+  number: zExternalKey,
+  examKey: zExternalKey,
+  identifier: zExternalKey,
+});
+
+export const zIngestResourceQuery = z.object({ type: zResourceType });
+
+/** The invitation may name the mail's language (pt-br by default). */
+export const zIngestInviteBody = z.object({ language: zLanguage.optional() }).nullish();
+export const zIngestInviteQuery = z.object({ language: zLanguage.optional() });
+
+/** Answer of the protocol calls (contract 5). */
+export const zIngestProtocolResult = z.object({ requestId: z.string(), number: z.string() });
+export type IngestProtocolResult = z.output<typeof zIngestProtocolResult>;
+
+/** Answer of a resource upload: what the server stored. */
+export const zIngestResourceResult = z.object({
+  requestId: z.string(),
+  number: z.string(),
+  examKey: z.string(),
+  identifier: z.string(),
+  type: zResourceType,
+  contentType: z.string(),
+  size: z.number().int(),
+  sha256: z.string(),
+  pageCount: z.number().int().nullable(),
+  signed: z.boolean(),
+});
+export type IngestResourceResult = z.output<typeof zIngestResourceResult>;

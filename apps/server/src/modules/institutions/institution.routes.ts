@@ -1,6 +1,56 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { envelope } from '@portal/shared/schemas/common';
+import {
+  zInstitutionCreate,
+  zInstitutionCreated,
+  zInstitutionIdParams,
+  zInstitutionUpdate,
+  zInstitutionView,
+} from '@portal/shared/schemas/institution';
 import type { AppContext } from '../../context.js';
+import { authenticate, requireRole } from '../../plugins/auth.js';
+import { createInstitutionAs, getInstitutionAs, institutionActor, updateInstitutionAs } from './institution.service.js';
 
-export default function institutionRoutes(_ctx: AppContext): FastifyPluginAsync {
-  return async () => {};
+/** Contract 6: institutions in the administration API (admins: all; company users: their own). */
+export default function institutionRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (fastify) => {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+    // Authentication comes before validation: an anonymous caller learns nothing about the payload rules.
+    app.addHook('onRequest', authenticate(ctx));
+
+    app.post(
+      '/api/administrationbe/institution',
+      { schema: { body: zInstitutionCreate, response: { 201: envelope(zInstitutionCreated) } } },
+      async (request, reply) => {
+        const actor = await institutionActor(ctx, requireRole(request, 'ADMIN', 'COMPANY'));
+        const created = await createInstitutionAs(ctx, actor, request.body);
+        return reply.status(201).send({ data: created });
+      },
+    );
+
+    app.get(
+      '/api/administrationbe/institution/:id',
+      { schema: { params: zInstitutionIdParams, response: { 200: envelope(zInstitutionView) } } },
+      async (request) => {
+        const actor = await institutionActor(ctx, requireRole(request, 'ADMIN', 'COMPANY'));
+        return { data: await getInstitutionAs(ctx, actor, request.params.id) };
+      },
+    );
+
+    app.put(
+      '/api/administrationbe/institution/:id',
+      {
+        schema: {
+          params: zInstitutionIdParams,
+          body: zInstitutionUpdate,
+          response: { 200: envelope(zInstitutionView) },
+        },
+      },
+      async (request) => {
+        const actor = await institutionActor(ctx, requireRole(request, 'ADMIN', 'COMPANY'));
+        return { data: await updateInstitutionAs(ctx, actor, request.params.id, request.body) };
+      },
+    );
+  };
 }

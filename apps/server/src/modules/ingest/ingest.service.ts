@@ -1,0 +1,359 @@
+import { examStatusCode } from '@portal/shared/exam-status';
+import { ServerMessage } from '@portal/shared/errors';
+import { DEFAULT_LANGUAGE, TOKEN_TTL_MS, type Language } from '@portal/shared/limits';
+import type { IngestProtocol, IngestProtocolResult } from '@portal/shared/schemas/ingest';
+import { digitsOnly } from '@portal/shared/validation';
+import type { Insertable } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { Db } from '../../db/database.js';
+import type { AnalyteTable, ExamTable, ProtocolTable } from '../../db/schema.js';
+import { addMs } from '../../lib/clock.js';
+import { badRequest, notFound } from '../../lib/errors.js';
+import { newId, newSecretToken, sha256Hex } from '../../lib/ids.js';
+import { hashPassword, verifyPassword } from '../../lib/passwords.js';
+import { queueMail } from '../outbox/outbox.service.js';
+import type { Institution } from '../institutions/institution.service.js';
+import { isUniqueViolation } from '../institutions/institution.repository.js';
+import { onExamsChanged } from './exam-changes.js';
+import {
+  deleteAnalyteRows,
+  deleteRequesterRow,
+  findOrCreateTagId,
+  findProtocolRow,
+  insertAnalyteRows,
+  insertExamRow,
+  insertOneTimeTokenRow,
+  insertProtocolRow,
+  insertRequesterRows,
+  listAnalyteRows,
+  listExamRows,
+  listRecentPatientInvitations,
+  listRequesterRows,
+  updateAnalyteRow,
+  updateExamRow,
+  updateProtocolRow,
+  updateRequesterSortAt,
+  type ProtocolRow,
+} from './ingest.repository.js';
+
+/** Lower-case and accent-free: how patient names are stored for search (compare with the same function). */
+export function searchableName(name: string): string {
+  return name
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** A numeric analyte value, also in the Brazilian decimal comma ("13,5"); null for text values. */
+export function numericValue(value: number | string): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  const text = value.trim();
+  if (!/^[-+]?\d+([.,]\d+)?$/.test(text)) return null;
+  return Number(text.replace(',', '.'));
+}
+
+/** Only the keys whose value differs from the current row: an identical re-send writes nothing. */
+function changedFields<T extends object>(current: T, next: Partial<T>): Partial<T> {
+  const changes: Partial<T> = {};
+  for (const key of Object.keys(next) as Array<keyof T>) {
+    if (next[key] !== undefined && current[key] !== next[key]) changes[key] = next[key];
+  }
+  return changes;
+}
+
+export const protocolNotFound = () => notFound(ServerMessage.protocolDoesNotExist);
+
+export async function requireProtocol(db: Db, institution: Institution, number: string): Promise<ProtocolRow> {
+  const protocol = await findProtocolRow(db, institution.id, number);
+  if (!protocol) throw protocolNotFound();
+  return protocol;
+}
+
+/**
+ * Contract 5: creates or replaces a protocol and its exams in one transaction. Exams the body no
+ * longer lists are disabled, never deleted; an identical call changes nothing.
+ */
+export async function ingestProtocol(
+  ctx: AppContext,
+  institution: Institution,
+  number: string,
+  body: IngestProtocol,
+): Promise<{ created: boolean; result: IngestProtocolResult }> {
+  // argon2 is slow on purpose: hash before the transaction so the write lock is held briefly.
+  const before = await findProtocolRow(ctx.db, institution.id, number);
+  const passwordHash =
+    before && (await verifyPassword(before.passwordHash, body.password))
+      ? before.passwordHash
+      : await hashPassword(body.password);
+  try {
+    return await writeProtocol(ctx, institution, number, body, passwordHash);
+  } catch (error) {
+    // The same protocol created by two calls at once: the second one becomes an update.
+    if (!before && isUniqueViolation(error)) return writeProtocol(ctx, institution, number, body, passwordHash);
+    throw error;
+  }
+}
+
+function writeProtocol(
+  ctx: AppContext,
+  institution: Institution,
+  number: string,
+  body: IngestProtocol,
+  passwordHash: string,
+): Promise<{ created: boolean; result: IngestProtocolResult }> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.clock.now().toISOString();
+    const existing = await findProtocolRow(trx, institution.id, number);
+    const tagId = body.tag ? await findOrCreateTagId(trx, institution.id, body.tag.trim(), now) : null;
+    const requestedAt = body.requestedAt ?? null;
+    const patient = body.patient;
+    const cpf = patient.cpf ? digitsOnly(patient.cpf) : '';
+    const fields = {
+      passwordHash,
+      requestedAt,
+      sortAt: requestedAt ?? existing?.createdAt ?? now,
+      tagId,
+      patientExternalId: patient.patientId,
+      patientName: patient.name,
+      patientNameSearch: searchableName(patient.name),
+      patientBirthDate: patient.birthDate,
+      patientGender: patient.gender,
+      patientEmail: patient.email ?? null,
+      patientPhone: patient.phone ?? null,
+      patientCpf: cpf === '' ? null : cpf,
+      patientMotherName: patient.motherName ?? null,
+      // A protocol pushed again is live again, also after a DELETE.
+      disabled: 0,
+    } satisfies Partial<Insertable<ProtocolTable>>;
+
+    let protocolId: string;
+    if (existing) {
+      protocolId = existing.id;
+      const changes = changedFields(existing, fields);
+      if (Object.keys(changes).length > 0) await updateProtocolRow(trx, protocolId, { ...changes, updatedAt: now });
+    } else {
+      protocolId = newId();
+      await insertProtocolRow(trx, {
+        id: protocolId,
+        institutionId: institution.id,
+        number,
+        ...fields,
+        patientUserId: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+
+    const changedExamIds = await writeExams(trx, protocolId, body, now);
+    await syncRequesters(trx, protocolId, body, fields.sortAt);
+    if (changedExamIds.length > 0) await onExamsChanged(ctx, trx, changedExamIds);
+    return { created: !existing, result: { requestId: protocolId, number } };
+  });
+}
+
+async function writeExams(trx: Db, protocolId: string, body: IngestProtocol, now: string): Promise<string[]> {
+  const current = new Map((await listExamRows(trx, protocolId)).map((e) => [e.examKey, e]));
+  const changed: string[] = [];
+  const listed = new Map<string, string>();
+
+  for (const [position, exam] of body.exams.entries()) {
+    const fields = {
+      description: exam.description,
+      type: exam.type,
+      modalityCode: exam.modalityCode,
+      modalityName: exam.modalityName,
+      requesterIdentifier: exam.requester?.identifier ?? null,
+      requesterName: exam.requester?.name ?? null,
+      requesterCrm: exam.requester?.crm?.trim() || null,
+      requesterUf: exam.requester?.uf || null,
+      status: exam.status ?? null,
+      statusCode: examStatusCode(exam.status),
+      rectificationStatus: exam.rectificationStatus ?? null,
+      performedAt: exam.performedAt ?? null,
+      deliveredAt: exam.deliveredAt ?? null,
+      isEnabled: exam.isEnabled === false ? 0 : 1,
+      position,
+    } satisfies Partial<Insertable<ExamTable>>;
+    const row = current.get(exam.examKey);
+    if (row) {
+      const changes = changedFields(row, fields);
+      if (Object.keys(changes).length > 0) {
+        await updateExamRow(trx, row.id, { ...changes, updatedAt: now });
+        changed.push(row.id);
+      }
+      listed.set(exam.examKey, row.id);
+    } else {
+      const id = newId();
+      await insertExamRow(trx, { id, protocolId, examKey: exam.examKey, ...fields, createdAt: now, updatedAt: now });
+      changed.push(id);
+      listed.set(exam.examKey, id);
+    }
+  }
+
+  for (const row of current.values()) {
+    if (!listed.has(row.examKey) && row.isEnabled === 1) {
+      await updateExamRow(trx, row.id, { isEnabled: 0, updatedAt: now });
+      changed.push(row.id);
+    }
+  }
+
+  await writeAnalytes(trx, body, listed);
+  return changed;
+}
+
+/**
+ * Analytes are upserted by (exam, code). An exam that carries an `analytes` list gives its full
+ * list (analytes missing from it are removed); an exam without the key keeps what it had.
+ */
+async function writeAnalytes(trx: Db, body: IngestProtocol, examIds: Map<string, string>): Promise<void> {
+  const withAnalytes = body.exams.filter((e) => Array.isArray(e.analytes));
+  if (withAnalytes.length === 0) return;
+  const ids = withAnalytes.map((e) => examIds.get(e.examKey)).filter((id): id is string => !!id);
+  const current = new Map((await listAnalyteRows(trx, ids)).map((a) => [`${a.examId}\n${a.code}`, a]));
+  const inserts: Insertable<AnalyteTable>[] = [];
+  const kept = new Set<string>();
+  for (const exam of withAnalytes) {
+    const examId = examIds.get(exam.examKey);
+    if (!examId) continue;
+    const seen = new Set<string>();
+    for (const [position, analyte] of (exam.analytes ?? []).entries()) {
+      // A repeated code inside one exam: the first one wins, as the unique key requires.
+      if (seen.has(analyte.code)) continue;
+      seen.add(analyte.code);
+      const fields = {
+        name: analyte.name,
+        unit: analyte.unit ?? null,
+        value: String(analyte.value),
+        valueNumber: numericValue(analyte.value),
+        referenceMin: analyte.referenceMin ?? null,
+        referenceMax: analyte.referenceMax ?? null,
+        referenceText: analyte.referenceText ?? null,
+        position,
+      } satisfies Partial<Insertable<AnalyteTable>>;
+      const key = `${examId}\n${analyte.code}`;
+      const row = current.get(key);
+      kept.add(key);
+      if (!row) {
+        inserts.push({ id: newId(), examId, code: analyte.code, ...fields });
+      } else {
+        const changes = changedFields(row, fields);
+        if (Object.keys(changes).length > 0) await updateAnalyteRow(trx, row.id, changes);
+      }
+    }
+  }
+  await insertAnalyteRows(trx, inserts);
+  await deleteAnalyteRows(
+    trx,
+    [...current.entries()].filter(([key]) => !kept.has(key)).map(([, row]) => row.id),
+  );
+}
+
+/**
+ * One row per requester license (CRM + UF) of the protocol's enabled exams: the physician list
+ * reads these instead of scanning exams.
+ */
+async function syncRequesters(trx: Db, protocolId: string, body: IngestProtocol, sortAt: string): Promise<void> {
+  const wanted = new Map<string, { crm: string; uf: string }>();
+  for (const exam of body.exams) {
+    const crm = exam.requester?.crm?.trim();
+    const uf = exam.requester?.uf;
+    if (exam.isEnabled === false || !crm || !uf) continue;
+    wanted.set(`${crm}\n${uf}`, { crm, uf });
+  }
+  const current = await listRequesterRows(trx, protocolId);
+  for (const row of current) {
+    if (!wanted.delete(`${row.crm}\n${row.uf}`)) await deleteRequesterRow(trx, protocolId, row.crm, row.uf);
+  }
+  await updateRequesterSortAt(trx, protocolId, sortAt);
+  await insertRequesterRows(
+    trx,
+    [...wanted.values()].map((r) => ({ protocolId, crm: r.crm, uf: r.uf, sortAt })),
+  );
+}
+
+/** Contract 5: DELETE disables the protocol; nothing is erased. */
+export async function disableProtocol(
+  ctx: AppContext,
+  institution: Institution,
+  number: string,
+): Promise<IngestProtocolResult> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const protocol = await requireProtocol(trx, institution, number);
+    if (protocol.disabled !== 1) {
+      await updateProtocolRow(trx, protocol.id, { disabled: 1, updatedAt: ctx.clock.now().toISOString() });
+    }
+    return { requestId: protocol.id, number };
+  });
+}
+
+/** How long a repeated invitation call is taken as a retry of the first (no second mail). */
+const INVITATION_RETRY_WINDOW_MS = 24 * 3600_000;
+
+/**
+ * Contract 5: mails the protocol's patient an invitation to create an account. The token is kept
+ * as its sha256 only and lives 7 days. A repeat within a day is a retry and mails nothing new.
+ */
+export async function invitePatient(
+  ctx: AppContext,
+  institution: Institution,
+  number: string,
+  language: Language = DEFAULT_LANGUAGE,
+): Promise<IngestProtocolResult> {
+  const protocol = await requireProtocol(ctx.db, institution, number);
+  const email = protocol.patientEmail;
+  if (!email) {
+    throw badRequest(ServerMessage.validation, [
+      { field: 'patient.email', message: 'the protocol has no patient e-mail to invite' },
+    ]);
+  }
+  const now = ctx.clock.now();
+  const since = addMs(now, -INVITATION_RETRY_WINDOW_MS).toISOString();
+  await ctx.db.transaction().execute(async (trx) => {
+    const recent = await listRecentPatientInvitations(trx, institution.id, email, since);
+    const alreadySent = recent.some((r) => {
+      try {
+        return (JSON.parse(r.payload) as { protocolId?: string }).protocolId === protocol.id;
+      } catch {
+        return false;
+      }
+    });
+    if (alreadySent) return;
+    const token = newSecretToken();
+    await insertOneTimeTokenRow(trx, {
+      id: newId(),
+      kind: 'INVITE_PATIENT',
+      tokenHash: sha256Hex(token),
+      userId: null,
+      email,
+      institutionId: institution.id,
+      payload: JSON.stringify({
+        protocolId: protocol.id,
+        protocolNumber: protocol.number,
+        name: protocol.patientName,
+        birthDate: protocol.patientBirthDate,
+        cpf: protocol.patientCpf,
+      }),
+      status: 'INVITE_SEND',
+      language,
+      expiresAt: addMs(now, TOKEN_TTL_MS.invitation).toISOString(),
+      usedAt: null,
+      createdAt: now.toISOString(),
+    });
+    const link = `${ctx.config.publicUrl}/patient/create?token=${encodeURIComponent(token)}&language=${language}`;
+    await queueMail(
+      ctx,
+      {
+        kind: 'patientInvitation',
+        to: email,
+        language,
+        link,
+        institutionName: institution.name,
+        params: { name: protocol.patientName, protocolNumber: protocol.number },
+      },
+      trx,
+    );
+  });
+  return { requestId: protocol.id, number };
+}

@@ -1,0 +1,59 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { InstitutionTable, VisualizerSettingTable } from '../../db/schema.js';
+
+export type InstitutionRow = Selectable<InstitutionTable>;
+export type VisualizerSettingRow = Selectable<VisualizerSettingTable>;
+
+/** True when a database error is a unique-constraint violation (SQLite or PostgreSQL). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+export function findInstitutionRowById(db: Db, id: string): Promise<InstitutionRow | undefined> {
+  return db.selectFrom('institutions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findInstitutionRowByCode(db: Db, code: string): Promise<InstitutionRow | undefined> {
+  return db.selectFrom('institutions').selectAll().where('code', '=', code).executeTakeFirst();
+}
+
+export function findInstitutionRowByApiKeyHash(db: Db, apiKeyHash: string): Promise<InstitutionRow | undefined> {
+  return db.selectFrom('institutions').selectAll().where('apiKeyHash', '=', apiKeyHash).executeTakeFirst();
+}
+
+export function listInstitutionRows(db: Db): Promise<InstitutionRow[]> {
+  return db.selectFrom('institutions').selectAll().orderBy('code').execute();
+}
+
+export async function insertInstitutionRow(db: Db, row: Insertable<InstitutionTable>): Promise<void> {
+  await db.insertInto('institutions').values(row).execute();
+}
+
+export async function updateInstitutionRow(db: Db, id: string, changes: Updateable<InstitutionTable>): Promise<void> {
+  await db.updateTable('institutions').set(changes).where('id', '=', id).execute();
+}
+
+export function listVisualizerSettingRows(db: Db, institutionId: string): Promise<VisualizerSettingRow[]> {
+  return db
+    .selectFrom('visualizerSettings')
+    .selectAll()
+    .where('institutionId', '=', institutionId)
+    .orderBy('examTypeCode')
+    .execute();
+}
+
+/** Replaces the institution's whole visualizer list (call inside the service's transaction). */
+export async function replaceVisualizerSettingRows(
+  db: Db,
+  institutionId: string,
+  rows: Insertable<VisualizerSettingTable>[],
+): Promise<void> {
+  await db.deleteFrom('visualizerSettings').where('institutionId', '=', institutionId).execute();
+  if (rows.length > 0) await db.insertInto('visualizerSettings').values(rows).execute();
+}
+
+export function findUserInstitutionId(db: Db, userId: string): Promise<{ institutionId: string | null } | undefined> {
+  return db.selectFrom('users').select('institutionId').where('id', '=', userId).executeTakeFirst();
+}

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { zEmail } from '../validation.js';
+
+/** An institution code: what the branded login page and physician invitations carry (stored upper case). */
+export const zInstitutionCode = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9_-]{2,32}$/, 'only letters, digits, "-" and "_", 2 to 32 characters')
+  .transform((v) => v.toUpperCase());
+
+/** Spec 2.4: viewType 1 shows the logo on the branded login page, 2 the name as heading. */
+export const zViewType = z.number().int().min(1).max(2);
+
+/** The institution's default for accounts whose e-mail frequency is DEFAULT. */
+export const zInstitutionEmailFrequency = z.enum(['EXAM', 'DAY', 'WEEK', 'DISABLED']);
+
+/** Spec 3 and 6: per exam type, hide the image button or disable the type. */
+export const zVisualizerSetting = z.object({
+  examTypeCode: z.string().trim().min(1).max(100),
+  hideButton: z.boolean().default(false),
+  enable: z.boolean().default(true),
+});
+export type VisualizerSetting = z.output<typeof zVisualizerSetting>;
+
+const zSmartInput = z.object({
+  url: z.url({ protocol: /^https?$/ }).max(500),
+  secret: z.string().min(16).max(500),
+});
+
+/** Settings as sent: every key optional; an update changes only the keys it carries. */
+export const zInstitutionSettingsInput = z.object({
+  shareEnabled: z.boolean().optional(),
+  createAccountDefaultDisabled: z.boolean().optional(),
+  emailFrequencyDefault: zInstitutionEmailFrequency.optional(),
+  hasExamStatusVisualizer: z.boolean().optional(),
+  visualizerSettings: z
+    .array(zVisualizerSetting)
+    .max(500)
+    .refine((list) => new Set(list.map((s) => s.examTypeCode)).size === list.length, 'duplicate examTypeCode')
+    .optional(),
+  /** Connection to the institution's SMART system; null removes it. */
+  smart: zSmartInput.nullish(),
+});
+export type InstitutionSettingsInput = z.output<typeof zInstitutionSettingsInput>;
+
+const zPhoneText = z.string().trim().max(32);
+
+export const zInstitutionCreate = z.object({
+  code: zInstitutionCode,
+  name: z.string().trim().min(1).max(200),
+  viewType: zViewType.default(2),
+  logoPath: z.string().trim().max(500).nullish(),
+  supportEmail: zEmail.nullish(),
+  supportPhoneNumber: zPhoneText.nullish(),
+  supportWhatsAppNumber: zPhoneText.nullish(),
+  settings: zInstitutionSettingsInput.optional(),
+});
+export type InstitutionCreate = z.output<typeof zInstitutionCreate>;
+
+/** PUT: the fields it carries replace the stored ones; `rotateApiKey` issues a new key (shown once). */
+export const zInstitutionUpdate = z.object({
+  code: zInstitutionCode.optional(),
+  name: z.string().trim().min(1).max(200).optional(),
+  viewType: zViewType.optional(),
+  logoPath: z.string().trim().max(500).nullish(),
+  supportEmail: zEmail.nullish(),
+  supportPhoneNumber: zPhoneText.nullish(),
+  supportWhatsAppNumber: zPhoneText.nullish(),
+  settings: zInstitutionSettingsInput.optional(),
+  rotateApiKey: z.boolean().optional(),
+});
+export type InstitutionUpdate = z.output<typeof zInstitutionUpdate>;
+
+export const zInstitutionIdParams = z.object({ id: z.string().min(1).max(64) });
+
+export const zInstitutionCreated = z.object({
+  id: z.string(),
+  code: z.string(),
+  token: z.string(),
+  apiKey: z.string(),
+});
+
+export const zInstitutionSettings = z.object({
+  shareEnabled: z.boolean(),
+  createAccountDefaultDisabled: z.boolean(),
+  emailFrequencyDefault: zInstitutionEmailFrequency,
+  hasExamStatusVisualizer: z.boolean(),
+  visualizerSettings: z.array(z.object({ examTypeCode: z.string(), hideButton: z.boolean(), enable: z.boolean() })),
+  /** The secret never leaves the server. */
+  smart: z.object({ url: z.string() }).nullable(),
+});
+
+/** What the administration interface reads; the API key is present only right after a rotation. */
+export const zInstitutionView = z.object({
+  id: z.string(),
+  code: z.string(),
+  name: z.string(),
+  token: z.string(),
+  viewType: z.number().int(),
+  logoPath: z.string().nullable(),
+  supportEmail: z.string().nullable(),
+  supportPhoneNumber: z.string().nullable(),
+  supportWhatsAppNumber: z.string().nullable(),
+  settings: zInstitutionSettings,
+  /** Spec 3's name for the visualizer list, for screens written against it. */
+  institutionVisualizerExamTypeSettingsDTO: z.array(
+    z.object({ examType: z.object({ code: z.string() }), hideButton: z.boolean(), enable: z.boolean() }),
+  ),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  apiKey: z.string().optional(),
+});
+export type InstitutionView = z.output<typeof zInstitutionView>;
