@@ -27,6 +27,13 @@ const DAY_MS = 24 * 3600_000;
 /** Recipients a patient may add per hour: shares send mails, so they must not become a spam relay. */
 export const SHARE_RECIPIENTS_PER_HOUR = 25;
 
+/*
+ * The share row decides when a link ends (expiry or revocation): the session check answers
+ * 'The shared access is expired!' from it. The token itself outlives the share by this grace so
+ * that an expired link gets that message rather than the generic one of an expired token.
+ */
+const SHARE_TOKEN_GRACE_MS = 30 * DAY_MS;
+
 function patientOnly(auth: AuthContext): string {
   if (auth.role !== 'PATIENT' || !auth.userId) throw new AppError(403, ServerMessage.forbidden);
   return auth.userId;
@@ -89,7 +96,7 @@ export async function createShares(ctx: AppContext, request: FastifyRequest, aut
         shareId,
         username: username || shareId,
         protocolIds,
-        expiresAt,
+        expiresAt: addMs(expiresAt, SHARE_TOKEN_GRACE_MS),
       });
       await ctx.db.transaction().execute(async (trx) => {
         await setShareTokenHash(trx, shareId, sha256Hex(session.accessToken));
