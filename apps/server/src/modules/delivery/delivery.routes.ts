@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import batchPrintRoutes from './batch-print.routes.js';
+import historyRoutes from './history.routes.js';
 import protocolDetailRoutes from './protocol-detail.routes.js';
 import protocolListRoutes from './protocol-list.routes.js';
 import resourceRoutes from './resources.routes.js';
@@ -12,5 +13,6 @@ export default function deliveryRoutes(ctx: AppContext): FastifyPluginAsync {
     await app.register(protocolDetailRoutes(ctx));
     await app.register(resourceRoutes(ctx));
     await app.register(batchPrintRoutes(ctx));
+    await app.register(historyRoutes(ctx));
   };
 }
