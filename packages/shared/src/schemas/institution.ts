@@ -49,7 +49,11 @@ export const zInstitutionCreate = z.object({
   code: zInstitutionCode,
   name: z.string().trim().min(1).max(200),
   viewType: zViewType.default(2),
-  logoPath: z.string().trim().max(500).nullish(),
+  logoPath: z
+    .string()
+    .trim()
+    .max(256 * 1024)
+    .nullish(),
   supportEmail: zEmail.nullish(),
   supportPhoneNumber: zPhoneText.nullish(),
   supportWhatsAppNumber: zPhoneText.nullish(),
@@ -62,7 +66,11 @@ export const zInstitutionUpdate = z.object({
   code: zInstitutionCode.optional(),
   name: z.string().trim().min(1).max(200).optional(),
   viewType: zViewType.optional(),
-  logoPath: z.string().trim().max(500).nullish(),
+  logoPath: z
+    .string()
+    .trim()
+    .max(256 * 1024)
+    .nullish(),
   supportEmail: zEmail.nullish(),
   supportPhoneNumber: zPhoneText.nullish(),
   supportWhatsAppNumber: zPhoneText.nullish(),

@@ -16,8 +16,12 @@ import { createInstitutionAs, getInstitutionAs, institutionActor, updateInstitut
 export default function institutionRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (fastify) => {
     const app = fastify.withTypeProvider<ZodTypeProvider>();
-    // Authentication comes before validation: an anonymous caller learns nothing about the payload rules.
-    app.addHook('onRequest', authenticate(ctx));
+    // Who may call comes before validation: a caller without the right learns nothing about the payload rules.
+    const signIn = authenticate(ctx);
+    app.addHook('onRequest', async (request) => {
+      await signIn(request);
+      requireRole(request, 'ADMIN', 'COMPANY');
+    });
 
     app.post(
       '/api/administrationbe/institution',
