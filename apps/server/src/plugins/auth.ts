@@ -134,6 +134,8 @@ export async function verifyAccessToken(ctx: AppContext, token: string): Promise
   const session = await ctx.db.selectFrom('sessions').selectAll().where('id', '=', payload.jti).executeTakeFirst();
   const now = ctx.clock.now().toISOString();
   if (!session) throw unauthorized();
+  // The claims must name the session's own subject: a token is never moved to another session.
+  if (payload.sub !== (session.userId ?? session.username)) throw unauthorized();
   if (session.role === 'SHARE') {
     const share = session.shareId
       ? await ctx.db

@@ -9,6 +9,7 @@ import { addMs } from '../../lib/clock.js';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.js';
 import { newId, safeEqual } from '../../lib/ids.js';
 import { verifyPassword } from '../../lib/passwords.js';
+import { recordAudit } from '../../plugins/audit.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { beginAttempt, claimRate } from '../../plugins/throttle.js';
 import { queueSms } from '../outbox/outbox.service.js';
@@ -155,6 +156,15 @@ export async function activateToken(
     { enabled: true, phone: used.phone, channel: asChannel(used.channel) },
     ctx.clock.now().toISOString(),
   );
+  await recordAudit(
+    ctx,
+    {
+      event: 'MFA_ENABLED',
+      systemUser: { id: user.id, name: user.name },
+      resource: { type: 'MFA', channel: used.channel },
+    },
+    request,
+  );
   return { validate: true, phoneNumber: maskPhone(used.phone) };
 }
 
@@ -178,5 +188,14 @@ export async function inactivateToken(
   }
   await attempt.succeeded();
   await setMfa(ctx.db, user.id, { enabled: false, phone: null, channel: null }, ctx.clock.now().toISOString());
+  await recordAudit(
+    ctx,
+    {
+      event: 'MFA_DISABLED',
+      systemUser: { id: user.id, name: user.name },
+      resource: { type: 'MFA', proof: input.tokenValue ? 'TOKEN' : 'PASSWORD' },
+    },
+    request,
+  );
   return { validate: false, phoneNumber: null };
 }

@@ -248,6 +248,9 @@ describe('MFA: codes by a real SMS webhook, at login and on the account', () => 
     expect(already.json().message).toBe("This user doesn't have MFA authentication enabled.");
     // No code needed any more.
     expect((await postLogin(portal.app, { userName: 'off@example.com', password: 'off-pass-1' })).statusCode).toBe(200);
+    const trail = await portal.ctx.db.selectFrom('auditEvents').select(['event', 'resource']).execute();
+    expect(trail.map((e) => e.event)).toEqual(expect.arrayContaining(['MFA_ENABLED', 'MFA_DISABLED']));
+    expect(JSON.stringify(trail)).not.toContain(offCode);
   });
 
   it('keeps MFA management to patients and physicians', async () => {
