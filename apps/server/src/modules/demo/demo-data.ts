@@ -1,6 +1,187 @@
+import { zInstitutionCreate } from '@portal/shared/schemas/institution';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../app.js';
 import type { AppContext } from '../../context.js';
+import type { UserType } from '../../db/schema.js';
+import { newId } from '../../lib/ids.js';
+import { hashPassword } from '../../lib/passwords.js';
+import {
+  createInstitution,
+  findInstitutionByCode,
+  rotateInstitutionApiKeyByCode,
+} from '../institutions/institution.service.js';
+import {
+  DEMO_INSTITUTION,
+  DEMO_LOGINS,
+  DEMO_PATIENTS,
+  DEMO_PHYSICIAN,
+  demoProtocols,
+  type DemoProtocol,
+} from './demo-catalog.js';
+import { DEMO_LOGO_DATA_URI } from './demo-files.js';
+import {
+  addTagMember,
+  ensureUser,
+  findDemoMarker,
+  findTagId,
+  linkPatientProtocols,
+  writeDemoMarker,
+} from './demo.repository.js';
 
-/** Placeholder until the demo clinic lands. */
+export { DEMO_LOGINS } from './demo-catalog.js';
+
+/**
+ * DEMO_DATA=true: the demo clinic, its accounts and its results. Loaded once; a restart finds the
+ * marker and adds nothing. A failure is logged and the portal still starts (empty or partial demo).
+ */
 export async function loadDemoData(ctx: AppContext): Promise<void> {
-  ctx.log.info('demo data: nothing to load yet');
+  try {
+    await seedDemoClinic(ctx);
+  } catch (error) {
+    ctx.log.error({ err: error }, 'demo data could not be loaded');
+  }
+}
+
+/**
+ * Loads the demo clinic; safe to run again (every step is idempotent), which is how an
+ * interrupted load completes on the next start.
+ */
+export async function seedDemoClinic(ctx: AppContext): Promise<void> {
+  if (await findDemoMarker(ctx.db)) {
+    ctx.log.info('demo data already loaded');
+    return;
+  }
+  const { institutionId, apiKey } = await ensureInstitution(ctx);
+  const users = await ensureAccounts(ctx, institutionId);
+  // Results arrive the way an institution's system sends them: through the ingest API.
+  await ingestAll(ctx, apiKey, demoProtocols(ctx.clock.now()));
+
+  const now = ctx.clock.now().toISOString();
+  await linkPatientProtocols(ctx.db, institutionId, DEMO_PATIENTS.maria.externalId, users.PATIENT);
+  const tagId = await findTagId(ctx.db, institutionId, DEMO_INSTITUTION.tag);
+  if (!tagId) throw new Error('the demo tag was not created by the ingest');
+  await addTagMember(ctx.db, tagId, users.EXTERNAL, now);
+
+  await writeDemoMarker(ctx.db, JSON.stringify({ version: 1, loadedAt: now }));
+  ctx.log.info(
+    { institution: DEMO_INSTITUTION.code, accounts: Object.values(DEMO_LOGINS).map((l) => Object.values(l)[0]) },
+    'demo data loaded',
+  );
+}
+
+async function ensureInstitution(ctx: AppContext): Promise<{ institutionId: string; apiKey: string }> {
+  if (await findInstitutionByCode(ctx, DEMO_INSTITUTION.code)) {
+    // The key is shown only once, so an earlier, interrupted load left none we could reuse.
+    const { institution, apiKey } = await rotateInstitutionApiKeyByCode(ctx, DEMO_INSTITUTION.code);
+    return { institutionId: institution.id, apiKey };
+  }
+  const { institution, apiKey } = await createInstitution(
+    ctx,
+    zInstitutionCreate.parse({
+      code: DEMO_INSTITUTION.code,
+      name: DEMO_INSTITUTION.name,
+      viewType: 1,
+      logoPath: DEMO_LOGO_DATA_URI,
+      supportEmail: DEMO_INSTITUTION.supportEmail,
+      supportPhoneNumber: DEMO_INSTITUTION.supportPhoneNumber,
+      supportWhatsAppNumber: DEMO_INSTITUTION.supportWhatsAppNumber,
+      settings: { shareEnabled: true, hasExamStatusVisualizer: true, emailFrequencyDefault: 'EXAM' },
+    }),
+  );
+  return { institutionId: institution.id, apiKey };
+}
+
+async function ensureAccounts(ctx: AppContext, institutionId: string): Promise<Record<UserType, string>> {
+  const now = ctx.clock.now().toISOString();
+  // Every demo account has the same password: one hash serves them all.
+  const passwordHash = await hashPassword(DEMO_LOGINS.patient.password);
+  const base = {
+    passwordHash,
+    active: 1,
+    disabled: 0,
+    mfaEnabled: 0,
+    frequencyReceiveEmail: 'DEFAULT',
+    language: 'pt-br',
+    createdAt: now,
+    updatedAt: now,
+  };
+  const maria = DEMO_PATIENTS.maria;
+  const accounts: Array<{ type: UserType; email: string; name: string } & Record<string, string | number | null>> = [
+    {
+      type: 'PATIENT',
+      email: DEMO_LOGINS.patient.userName,
+      name: maria.name,
+      birth: maria.birthDate,
+      gender: maria.gender,
+      cpf: maria.cpf,
+      phoneMobile: maria.phone,
+    },
+    {
+      type: 'PHYSICIAN',
+      email: DEMO_LOGINS.physician.userName,
+      name: DEMO_PHYSICIAN.name,
+      licenseNumber: DEMO_PHYSICIAN.crm,
+      licenseState: DEMO_PHYSICIAN.uf,
+      gender: 'MALE',
+      institutionId,
+    },
+    { type: 'EXTERNAL', email: DEMO_LOGINS.external.userName, name: 'Equipe Parceiro Saúde', institutionId },
+    {
+      type: 'ADMIN',
+      email: DEMO_LOGINS.admin.userName,
+      name: 'Administração Demonstração',
+      frequencyReceiveEmail: 'DISABLED',
+    },
+    {
+      type: 'COMPANY',
+      email: DEMO_LOGINS.company.userName,
+      name: 'Equipe Clínica Demonstração',
+      frequencyReceiveEmail: 'DISABLED',
+      institutionId,
+    },
+  ];
+  const ids = {} as Record<UserType, string>;
+  for (const account of accounts) {
+    ids[account.type] = await ensureUser(ctx.db, { id: newId(), ...base, ...account });
+  }
+  return ids;
+}
+
+async function ingestAll(ctx: AppContext, apiKey: string, protocols: DemoProtocol[]): Promise<void> {
+  // A private instance of the API with a quiet log: a hundred request lines would bury the rest.
+  const quiet = { ...ctx, log: ctx.log.child({ demo: true }, { level: 'warn' }) };
+  const app = await buildApp(quiet, { ready: () => true });
+  try {
+    await app.ready();
+    for (const protocol of protocols) {
+      const base = `/api/v2/delivery/ingest/protocols/${protocol.number}`;
+      await call(app, 'PUT', base, apiKey, 'application/json', JSON.stringify(protocol.body));
+      for (const file of protocol.files) {
+        const url = `${base}/exams/${file.examKey}/resources/${file.identifier}`;
+        await call(app, 'PUT', `${url}?type=${file.type}`, apiKey, file.contentType, await file.make());
+        if (file.signed) await call(app, 'PUT', `${url}/signed`, apiKey, 'application/pdf', await file.signed());
+      }
+    }
+  } finally {
+    await app.close();
+  }
+}
+
+async function call(
+  app: FastifyInstance,
+  method: 'PUT',
+  url: string,
+  apiKey: string,
+  contentType: string,
+  payload: string | Uint8Array,
+): Promise<void> {
+  const response = await app.inject({
+    method,
+    url,
+    headers: { 'x-api-key': apiKey, 'content-type': contentType },
+    payload: typeof payload === 'string' ? payload : Buffer.from(payload),
+  });
+  if (response.statusCode !== 200 && response.statusCode !== 201) {
+    throw new Error(`demo ingest ${method} ${url.split('?')[0]} answered ${response.statusCode}: ${response.body}`);
+  }
 }
