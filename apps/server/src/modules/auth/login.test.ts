@@ -146,6 +146,12 @@ describe('sign-in: every way in and every catalogue answer', () => {
     );
     expect(admin.statusCode).toBe(200);
     expect(admin.json().data.user).toMatchObject({ isAdminType: true, role: 'ADMIN' });
+    const patientAsAdmin = await postLogin(
+      portal.app,
+      { userName: 'maria@example.com', password: 'patient-pass', appKey: 'admin' },
+      address(),
+    );
+    expect(patientAsAdmin.statusCode).toBe(403);
     const company = await postLogin(
       portal.app,
       { userName: 'staff@example.com', password: 'staff-pass', appKey: 'admin' },

@@ -105,6 +105,15 @@ describe('throttling of sign-in guesses, shared by every server process', () => 
     }
     const blocked = await postLogin(a.app, { userName: 'T-IP', password: 'right-one' }, attacker);
     expect(blocked.statusCode).toBe(429);
+    // Without TRUST_PROXY a forwarded-for header changes nothing: the socket's address counts.
+    const disguised = await a.app.inject({
+      method: 'POST',
+      url: '/api/v2/auth/login',
+      payload: { userName: 'T-IP', password: 'right-one', appKey: 'login' },
+      remoteAddress: attacker,
+      headers: { 'x-forwarded-for': '192.0.2.10' },
+    });
+    expect(disguised.statusCode).toBe(429);
     expect(retryAfter(blocked)).toBeGreaterThan(0);
     expect(retryAfter(blocked)).toBeLessThanOrEqual(15 * 60);
     // Another address is not affected.
