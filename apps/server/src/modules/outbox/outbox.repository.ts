@@ -62,11 +62,11 @@ export async function claimMessage(db: Db, id: string, now: string, leaseUntil: 
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Marks a message sent and releases it in one statement. */
-export async function markSent(db: Db, id: string, now: string): Promise<void> {
+/** Marks a message sent and releases it in one statement; `payload` replaces the stored one. */
+export async function markSent(db: Db, id: string, now: string, payload: string): Promise<void> {
   await db
     .updateTable('outbox')
-    .set({ status: 'SENT', sentAt: now, lockedUntil: null, lastError: null })
+    .set({ status: 'SENT', sentAt: now, lockedUntil: null, lastError: null, payload })
     .where('id', '=', id)
     .execute();
 }

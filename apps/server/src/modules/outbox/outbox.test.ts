@@ -18,6 +18,10 @@ class MailSink {
   private server?: SMTPServer;
   port = 0;
 
+  /** While set, the sink holds each mail's DATA until the promise resolves. */
+  hold?: Promise<void>;
+  dataStarted = 0;
+
   constructor(private readonly refuse?: (to: string) => boolean) {}
 
   async start(port = this.port): Promise<void> {
@@ -34,8 +38,10 @@ class MailSink {
         done();
       },
       onData: (stream, _session, done) => {
+        this.dataStarted++;
         simpleParser(stream)
-          .then((mail) => {
+          .then(async (mail) => {
+            await this.hold;
             this.mails.push(mail);
             done();
           })
@@ -146,6 +152,31 @@ describe('mails through a real SMTP server', () => {
     const stored = await rows(p);
     expect(stored.map((r) => r.status)).toEqual(['SENT', 'SENT', 'SENT']);
     expect(stored.every((r) => r.sentAt !== null && r.lockedUntil === null)).toBe(true);
+    // Once delivered, the one-time links are not kept in the database.
+    expect(stored.map((r) => r.payload).join()).not.toMatch(/abc123|tok456|share-token-789/);
+  });
+
+  it('stops polling on stop(), after recording the send in flight', async () => {
+    sink.mails.length = 0;
+    sink.dataStarted = 0;
+    let release!: () => void;
+    sink.hold = new Promise((resolve) => (release = resolve));
+    const p = await portal({ env: { ...POLL, SMTP_URL: sink.url } });
+    const worker = startOutboxWorker(p.ctx);
+    try {
+      await queueMail(p.ctx, { kind: 'resultReady', to: 'first@example.test', language: 'pt-br' });
+      await waitFor(() => sink.dataStarted === 1, 'the send in flight');
+      const stopping = worker.stop();
+      release();
+      await stopping;
+    } finally {
+      sink.hold = undefined;
+    }
+    expect((await rows(p)).map((r) => r.status)).toEqual(['SENT']);
+    await queueMail(p.ctx, { kind: 'resultReady', to: 'second@example.test', language: 'pt-br' });
+    await sleep(200);
+    expect(sink.mails).toHaveLength(1);
+    expect((await rows(p)).map((r) => r.status).sort()).toEqual(['PENDING', 'SENT']);
   });
 
   it('queues the same dedupe key once', async () => {

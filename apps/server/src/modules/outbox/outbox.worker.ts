@@ -110,12 +110,25 @@ async function deliver(ctx: AppContext, senders: Pick<Senders, 'mail' | 'sms'>, 
   await recordSuccess(ctx, row);
 }
 
+/**
+ * What a sent message keeps: its kind or channel, not its text. The text holds one-time links,
+ * MFA codes and what patients wrote; once delivered, a copy in the database only adds risk.
+ */
+function retainedPayload(row: OutboxMessage): string {
+  try {
+    const payload = JSON.parse(row.payload) as { kind?: string; channel?: string };
+    return JSON.stringify(row.channel === 'SMS' ? { channel: payload.channel } : { kind: payload.kind });
+  } catch {
+    return '{}';
+  }
+}
+
 async function recordSuccess(ctx: AppContext, row: OutboxMessage): Promise<void> {
   // The far end has the message: losing this write would send it again once the lease ends, so
   // it is retried a few times before giving up.
   for (let attempt = 1; ; attempt++) {
     try {
-      await markSent(ctx.db, row.id, ctx.clock.now().toISOString());
+      await markSent(ctx.db, row.id, ctx.clock.now().toISOString(), retainedPayload(row));
       return;
     } catch (error) {
       if (attempt >= 5) {
