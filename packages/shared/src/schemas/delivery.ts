@@ -214,3 +214,39 @@ export const zSmartUpdateStatus = z.object({
   exam: z.string().min(1).max(128),
   status: z.string().max(40).optional(),
 });
+
+/** Administration reads (spec 7.2). */
+export const zDirectoryInstitution = z.object({
+  id: z.string(),
+  code: z.string(),
+  name: z.string(),
+  token: z.string(),
+  viewType: z.number(),
+  logoPath: z.string().nullable(),
+  supportEmail: z.string().nullable(),
+  supportPhoneNumber: z.string().nullable(),
+  supportWhatsAppNumber: z.string().nullable(),
+});
+export const zCity = z.object({ name: z.string(), uf: z.string(), capital: z.boolean() });
+export const zUserLookupQuery = z.object({
+  userName: z.string().min(1).max(254),
+  language: z.string().max(10).optional(),
+});
+export const zDirectoryUser = z.object({
+  id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  type: z.string(),
+  active: z.boolean(),
+  disabled: z.boolean(),
+  language: z.string(),
+  institutionId: z.string().nullable(),
+});
+export const zUserTag = z.object({
+  id: z.string(),
+  tag: z.string(),
+  institutionId: z.string(),
+  institutionName: z.string(),
+  value: z.string(),
+  text: z.string(),
+});

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
+import adminDirectoryRoutes from './admin-directory.routes.js';
 import batchPrintRoutes from './batch-print.routes.js';
 import historyRoutes from './history.routes.js';
 import protocolDetailRoutes from './protocol-detail.routes.js';
 import protocolListRoutes from './protocol-list.routes.js';
 import resourceRoutes from './resources.routes.js';
+import traceRoutes from './trace.routes.js';
 
 /** Results delivery: every delivery call, plus the administration reads this feature owns. */
 export default function deliveryRoutes(ctx: AppContext): FastifyPluginAsync {
@@ -14,5 +16,7 @@ export default function deliveryRoutes(ctx: AppContext): FastifyPluginAsync {
     await app.register(resourceRoutes(ctx));
     await app.register(batchPrintRoutes(ctx));
     await app.register(historyRoutes(ctx));
+    await app.register(traceRoutes(ctx));
+    await app.register(adminDirectoryRoutes(ctx));
   };
 }

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
+import { makeInstitution, makeUser, makeWorld } from './test-factories.js';
+
+type World = Awaited<ReturnType<typeof makeWorld>>;
+
+describe('trace and administration reads', () => {
+  let portal: TestPortal;
+  let w: World;
+  let company: string;
+  let otherCompany: string;
+  const call = (method: 'GET' | 'POST', url: string, token: string | null, payload?: unknown) =>
+    portal.app.inject({ method, url, headers: token ? bearer(token) : {}, ...(payload ? { payload } : {}) });
+
+  beforeAll(async () => {
+    portal = await startTestPortal();
+    w = await makeWorld(portal.ctx, (i) => portal.sessionFor(i));
+    const own = await makeUser(portal.ctx, { type: 'COMPANY', institutionId: w.institution.id });
+    const elsewhere = await makeInstitution(portal.ctx, { name: 'Outra' });
+    const foreign = await makeUser(portal.ctx, { type: 'COMPANY', institutionId: elsewhere.id });
+    company = await portal.sessionFor({ role: 'COMPANY', userId: own.id, username: own.email });
+    otherCompany = await portal.sessionFor({ role: 'COMPANY', userId: foreign.id, username: foreign.email });
+  });
+  afterAll(async () => portal?.destroy());
+
+  it('records client events under the server’s identity, without secrets, linked only to visible protocols', async () => {
+    const single = await call('POST', '/api/v2/delivery/trace/log', w.tokens.external, {
+      event: 'OPEN_EXAM',
+      resource: { requestId: w.c.protocol.id, token: 'abc', password: 'p' },
+      systemUser: { id: 'forged', name: 'Someone else' },
+    });
+    expect(single.statusCode).toBe(201);
+    const many = await call('POST', '/api/v2/delivery/trace/log/all', w.tokens.external, [
+      { event: 'VIEW_LIST' },
+      { event: 'PROBE', resource: { requestId: w.a.protocol.id } },
+    ]);
+    expect(many.json()).toEqual({ data: { count: 2 } });
+    expect((await call('POST', '/api/v2/delivery/trace/log', null, { event: 'X' })).statusCode).toBe(401);
+    expect((await call('POST', '/api/v2/delivery/trace/log', w.tokens.owner, { nothing: 1 })).statusCode).toBe(400);
+
+    const rows = await portal.ctx.db
+      .selectFrom('auditEvents')
+      .selectAll()
+      .where('systemUserId', '=', w.users.external.id)
+      .execute();
+    const open = rows.find((r) => r.event === 'OPEN_EXAM')!;
+    expect(open.protocolId).toBe(w.c.protocol.id);
+    expect(open.systemUserName).toBe('Ext User');
+    expect(open.resource).not.toContain('abc');
+    expect(JSON.parse(open.resource!).password).toBe('[REDACTED]');
+    expect(rows.find((r) => r.event === 'PROBE')!.protocolId).toBeNull();
+  });
+
+  it('lists a protocol’s trail for admins and for its institution’s company users only', async () => {
+    await call('GET', `/api/v2/delivery/resource/report?resourceId=${w.resources.reportC.id}`, w.tokens.external);
+    const url = `/api/administrationbe/trace?protocol=${w.c.protocol.number}&size=1`;
+    const admin = await call('GET', url, w.tokens.admin);
+    expect(admin.statusCode).toBe(200);
+    expect(admin.json().data).toMatchObject({ total: 2, page: 1, size: 1 });
+    expect(admin.json().data.items[0]).toMatchObject({ event: 'VIEW_REPORT', systemUser: { id: w.users.external.id } });
+    const own = await call('GET', `/api/administrationbe/trace?protocol=${w.c.protocol.id}`, company);
+    expect(
+      own
+        .json()
+        .data.items.map((i: { event: string }) => i.event)
+        .sort(),
+    ).toEqual(['OPEN_EXAM', 'VIEW_REPORT']);
+    expect((await call('GET', url, otherCompany)).json().data.total).toBe(0);
+    for (const caller of ['owner', 'physician', 'external', 'guestA', 'share'] as const) {
+      expect((await call('GET', url, w.tokens[caller])).statusCode, caller).toBe(403);
+    }
+    expect((await call('GET', url, null)).statusCode).toBe(401);
+  });
+
+  it('answers the administration directory reads', async () => {
+    const mine = await call('GET', '/api/administrationbe/userlogged/institutionAdmin', company);
+    expect(mine.json().data).toMatchObject({ id: w.institution.id, name: 'Clinica Alfa' });
+    expect(
+      (await call('GET', '/api/administrationbe/userlogged/institutionAdmin', w.tokens.admin)).json().data,
+    ).toBeNull();
+    expect((await call('GET', '/api/administrationbe/userlogged/institutionAdmin', w.tokens.owner)).statusCode).toBe(
+      403,
+    );
+    const clinics = await call('GET', '/api/administrationbe/listOfPartnerClinics', w.tokens.admin);
+    expect(clinics.json().data.map((c: { name: string }) => c.name)).toEqual(['Clinica Alfa', 'Outra']);
+    expect((await call('GET', '/api/administrationbe/listOfPartnerClinics', company)).json().data).toHaveLength(1);
+    const sp = await call('GET', '/api/administrationbe/city/state/sp', null);
+    expect(sp.json().data[0]).toEqual({ name: 'São Paulo', uf: 'SP', capital: true });
+    expect((await call('GET', '/api/administrationbe/city/state/XX', null)).statusCode).toBe(404);
+    const user = await call(
+      'GET',
+      `/api/administrationbe/user?userName=${w.users.owner.email}&language=ES`,
+      w.tokens.admin,
+    );
+    expect(user.json().data).toMatchObject({ id: w.users.owner.id, type: 'PATIENT', language: 'es' });
+    expect((await call('GET', `/api/administrationbe/user?userName=${w.users.owner.email}`, company)).statusCode).toBe(
+      404,
+    );
+    const tags = await call('GET', '/api/v2/delivery/institutionUserTags', w.tokens.external);
+    expect(tags.json().data).toEqual([
+      expect.objectContaining({ id: w.tag.id, value: w.tag.id, institutionName: 'Clinica Alfa' }),
+    ]);
+    expect((await call('GET', '/api/v2/delivery/institutionUserTags', w.tokens.owner)).json().data).toEqual([]);
+  });
+});
