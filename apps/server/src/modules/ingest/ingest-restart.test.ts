@@ -1,0 +1,126 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { PDFDocument } from 'pdf-lib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freshDatabaseEnv, startTestPortal } from '../../test/helpers.js';
+import { createInstitution } from '../institutions/institution.service.js';
+
+const SERVER_DIR = fileURLToPath(new URL('../../..', import.meta.url));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The real server in its own process, as `npm start` runs it. */
+async function startServer(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const port = await freePort();
+  const { DATABASE_URL: _ignored, ...inherited } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: SERVER_DIR,
+    env: {
+      ...inherited,
+      JWT_SECRET: 'restart-test-secret-restart-test-secret-0123',
+      LOG_LEVEL: 'warn',
+      DEMO_DATA: 'false',
+      ...env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited early:\n${output}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  return { child, url, output: () => output };
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+describe('ingest survives a killed server', () => {
+  const children: ChildProcess[] = [];
+  let drop: (() => Promise<void>) | undefined;
+  afterAll(async () => {
+    for (const c of children) await kill(c);
+    await drop?.();
+  });
+
+  it('finds the protocol and its file after SIGKILL right after the answer', async () => {
+    const database = await freshDatabaseEnv();
+    drop = database.drop;
+    const setup = await startTestPortal({ reuse: { env: database.env } });
+    const { apiKey } = await createInstitution(setup.ctx, { code: 'KILL', name: 'Kill Test', viewType: 2 });
+    await setup.close();
+
+    const doc = await PDFDocument.create();
+    doc.addPage().drawText('Laudo final', { x: 50, y: 700 });
+    const pdf = Buffer.from(await doc.save());
+    const body = JSON.stringify({
+      password: 'segredo',
+      requestedAt: '2026-11-01T10:00:00Z',
+      patient: { patientId: 'K1', name: 'Kim', birthDate: '1970-07-07', gender: 'F' },
+      exams: [{ examKey: 'E1', description: 'Laudo', type: 'IMG', modalityCode: 'CT', modalityName: 'Tomografia' }],
+    });
+    const send = async (url: string) => {
+      const protocol = await fetch(`${url}/api/v2/delivery/ingest/protocols/K-100`, {
+        method: 'PUT',
+        body,
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      });
+      const file = await fetch(`${url}/api/v2/delivery/ingest/protocols/K-100/exams/E1/resources/L1?type=REPORT`, {
+        method: 'PUT',
+        body: pdf,
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/pdf' },
+      });
+      return [protocol.status, file.status];
+    };
+
+    const first = await startServer(database.env);
+    children.push(first.child);
+    expect(await send(first.url)).toEqual([201, 201]);
+    await kill(first.child);
+
+    const second = await startServer(database.env);
+    children.push(second.child);
+    // Both already there: the same calls are now updates that change nothing.
+    expect(await send(second.url)).toEqual([200, 200]);
+    await kill(second.child);
+
+    const check = await startTestPortal({ reuse: { env: database.env } });
+    try {
+      const protocols = await check.ctx.db.selectFrom('protocols').select(['id', 'number']).execute();
+      expect(protocols.map((p) => p.number)).toEqual(['K-100']);
+      const resource = await check.ctx.db.selectFrom('resources').selectAll().executeTakeFirstOrThrow();
+      const chunks: Buffer[] = [];
+      for await (const chunk of await check.ctx.storage.get(resource.storageKey)) chunks.push(chunk as Buffer);
+      expect(Buffer.compare(Buffer.concat(chunks), pdf)).toBe(0);
+    } finally {
+      await check.close();
+    }
+  });
+});
