@@ -431,7 +431,8 @@ export function demoProtocols(now: Date): DemoProtocol[] {
     findings: ['Estruturas ósseas de morfologia e densidade normais.', 'Espaços articulares preservados.'],
     conclusion: ['Radiografia da mão sem alterações.'],
   });
-  protocol('70000202', joao, 10).lab(5, DEMO_PHYSICIAN);
+  // Recent enough for the physician's and the partner's default range (last 7 days).
+  protocol('70000202', joao, 6, tag).lab(5, DEMO_PHYSICIAN);
 
   protocol('70000301', ana, 30).imaging({
     key: 'USOBST',
@@ -454,7 +455,7 @@ export function demoProtocols(now: Date): DemoProtocol[] {
     description: 'Tomografia computadorizada de tórax',
     type: 'TOMOGRAFIA',
     modality: ct,
-    requester: OTHER_REQUESTER,
+    requester: DEMO_PHYSICIAN,
     scan: 'ct-chest',
     format: 'png',
     signed: true,

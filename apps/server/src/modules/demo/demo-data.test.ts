@@ -126,6 +126,11 @@ describe('demo clinic', () => {
     expect((await login(portal, { userName: DEMO_LOGINS.external.userName, password: 'demo1234' })).statusCode).toBe(
       200,
     );
+    const byEmail = await login(portal, { ...DEMO_LOGINS.guestByEmail });
+    expect(byEmail.statusCode).toBe(200);
+    expect(
+      (await login(portal, { userName: DEMO_LOGINS.guest.protocol, password: DEMO_LOGINS.guest.password })).statusCode,
+    ).toBe(200);
     const guest = DEMO_LOGINS.guestWithBirthDate;
     expect(
       (await login(portal, { userName: guest.protocol, password: guest.password, dateOfBirth: guest.dateOfBirth }))
