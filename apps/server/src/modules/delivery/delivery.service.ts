@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { forbidden, notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
+import { parseInstitutionSettings } from '../institutions/institution.service.js';
 import {
   canSeeProtocol,
   canUseDelivery,
@@ -67,16 +68,6 @@ export interface ServedExam {
   row: ExamRow;
   resources: ResourceRow[];
   setting: VisualizerSetting | undefined;
-}
-
-/** Spec 3 settings the institution may switch on for its protocols. */
-function institutionFlag(settingsJson: string, ...names: string[]): boolean {
-  try {
-    const settings = JSON.parse(settingsJson) as Record<string, unknown>;
-    return names.some((n) => settings[n] === true || settings[n] === 'true' || settings[n] === 1);
-  } catch {
-    return false;
-  }
 }
 
 /** The exams of some protocols that may be served (enabled, type not switched off), with their resources. */
@@ -188,11 +179,7 @@ export async function buildProtocolItems(
         phone: p.patientPhone,
       },
       hasAtLeastOneRectification: exams.some((e) => e.row.rectificationStatus !== null),
-      hasExamStatusVisualizer: institutionFlag(
-        institution?.settings ?? '{}',
-        'hasExamStatusVisualizer',
-        'examStatusVisualizer',
-      ),
+      hasExamStatusVisualizer: parseInstitutionSettings(institution?.settings).hasExamStatusVisualizer,
       hasPatientUser: p.patientUserId !== null,
       hasImageResolved: mapped.some((e) => e.hasImageResolved),
       showAllButton: reports > 1,
