@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, launchBrowser, newContext, screenshotBothWidths } from './support/browser';
+import { expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
+import { dismissScamWarning, openPage } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
 
 let portal: RunningPortal;
@@ -17,19 +18,7 @@ afterAll(async () => {
 });
 
 /** A fresh browser context (no stored language, consent or session) on `path`. */
-async function open(path: string): Promise<Page> {
-  const context = await newContext(browser, portal.baseUrl);
-  const page = await context.newPage();
-  await page.goto(path);
-  return page;
-}
-
-async function dismissScamWarning(page: Page): Promise<void> {
-  const dialog = page.getByRole('dialog', { name: 'Atenção a golpes' });
-  await dialog.waitFor();
-  await dialog.getByRole('button', { name: 'Entendi' }).click();
-  await dialog.waitFor({ state: 'hidden' });
-}
+const open = (path: string): Promise<Page> => openPage(browser, portal.baseUrl, path);
 
 describe('login screen', () => {
   it('warns against scams on the first visit, and the warning is accessible', async () => {

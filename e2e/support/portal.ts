@@ -58,6 +58,7 @@ export async function startPortal(extraEnv: Record<string, string> = {}): Promis
       ADMIN_PASSWORD: admin.password,
       DEMO_DATA: 'false',
       LOG_LEVEL: 'warn',
+      OUTBOX_POLL_MS: '100',
       ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

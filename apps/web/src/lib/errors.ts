@@ -1,11 +1,32 @@
-import { translationKeyForServerMessage } from '@portal/shared/errors';
+import { ServerMessage, translationKeyForServerMessage } from '@portal/shared/errors';
+import { AccountMessage } from '@portal/shared/schemas/accounts';
 import { ApiError } from './api-client';
 import { i18n } from './i18n';
+
+// Server texts of the account flows that the spec's catalogue does not list (matched the same way).
+const EXTRA_KEYS: ReadonlyArray<{ match: string; key: string }> = [
+  { match: AccountMessage.passwordTooCommon, key: 'errors.passwordTooCommon' },
+  { match: AccountMessage.passwordConfirmationMismatch, key: 'errors.passwordConfirmationMismatch' },
+  { match: AccountMessage.emailConfirmationMismatch, key: 'errors.emailConfirmationMismatch' },
+  { match: AccountMessage.phoneInvalid, key: 'errors.phoneInvalid' },
+  { match: AccountMessage.protocolLinkedToAnotherAccount, key: 'errors.protocolLinkedToAnotherAccount' },
+  { match: AccountMessage.protocolPasswordRequired, key: 'errors.protocolPasswordRequired' },
+  { match: AccountMessage.termsNotAccepted, key: 'errors.termsNotAccepted' },
+  { match: AccountMessage.userNotFound, key: 'errors.userNotFound' },
+  { match: ServerMessage.institutionNotFound, key: 'errors.institutionNotFound' },
+];
+
+/** The i18n key (namespace `errors`) for a server message. */
+export function errorKey(serverMessage: string, fallbackKey = 'errors.default'): string {
+  const key = translationKeyForServerMessage(serverMessage, '');
+  if (key) return key;
+  return EXTRA_KEYS.find((entry) => serverMessage.includes(entry.match))?.key ?? fallbackKey;
+}
 
 /** The translated text for a failed call (spec 8): catalogue match by substring, else the fallback. */
 export function errorText(error: unknown, fallbackKey = 'errors.default'): string {
   const message = error instanceof ApiError ? error.serverMessage : '';
-  return i18n.t(`errors:${translationKeyForServerMessage(message, fallbackKey)}`);
+  return i18n.t(`errors:${errorKey(message, fallbackKey)}`);
 }
 
 export function isServerError(error: unknown): boolean {
@@ -14,4 +35,8 @@ export function isServerError(error: unknown): boolean {
 
 export function statusOf(error: unknown): number {
   return error instanceof ApiError ? error.status : 0;
+}
+
+export function serverMessageOf(error: unknown): string {
+  return error instanceof ApiError ? error.serverMessage : '';
 }

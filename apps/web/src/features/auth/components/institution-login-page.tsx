@@ -25,6 +25,12 @@ function Branding({ page }: { page: CustomLoginPage }) {
   );
 }
 
+/** International digits for tel: and wa.me links; a national Brazilian number gets the 55 prefix. */
+function internationalDigits(phone: string): string {
+  const digits = digitsOnly(phone);
+  return digits.length === 10 || digits.length === 11 ? `55${digits}` : digits;
+}
+
 function SupportContacts({ page }: { page: CustomLoginPage }) {
   const { t } = useTranslation('auth');
   if (!page.supportEmail && !page.supportPhoneNumber && !page.supportWhatsAppNumber) return null;
@@ -45,7 +51,7 @@ function SupportContacts({ page }: { page: CustomLoginPage }) {
         {page.supportPhoneNumber && (
           <Group gap={8} wrap="nowrap">
             <PhoneIcon size={18} />
-            <Anchor href={`tel:+${digitsOnly(page.supportPhoneNumber)}`} size="sm">
+            <Anchor href={`tel:+${internationalDigits(page.supportPhoneNumber)}`} size="sm">
               {page.supportPhoneNumber}
             </Anchor>
           </Group>
@@ -54,7 +60,7 @@ function SupportContacts({ page }: { page: CustomLoginPage }) {
           <Group gap={8} wrap="nowrap">
             <ChatIcon size={18} />
             <Anchor
-              href={`https://wa.me/${digitsOnly(page.supportWhatsAppNumber)}`}
+              href={`https://wa.me/${internationalDigits(page.supportWhatsAppNumber)}`}
               target="_blank"
               rel="noopener noreferrer"
               size="sm"

@@ -1,5 +1,6 @@
-import { PlaceholderPage } from '../../../app/pages/placeholder-page';
+import { LegalPage } from './legal-page';
 
-export default function Page() {
-  return <PlaceholderPage path="/politica-de-privacidade" />;
+/** Spec 2.1 /politica-de-privacidade. */
+export default function PrivacyPolicyPage() {
+  return <LegalPage kind="PP" />;
 }

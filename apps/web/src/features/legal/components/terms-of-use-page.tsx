@@ -1,5 +1,6 @@
-import { PlaceholderPage } from '../../../app/pages/placeholder-page';
+import { LegalPage } from './legal-page';
 
-export default function Page() {
-  return <PlaceholderPage path="/termos-de-uso" />;
+/** Spec 2.1 /termos-de-uso: the patient terms of use. */
+export default function TermsOfUsePage() {
+  return <LegalPage kind="TERMS" />;
 }

@@ -1,0 +1,266 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdminApi } from './support/admin-api';
+import { expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
+import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
+import { openPage, signIn } from './support/pages';
+import { type RunningPortal, startPortal } from './support/portal';
+
+let mailbox: Mailbox;
+let portal: RunningPortal;
+let browser: Browser;
+let admin: AdminApi;
+let institutionId = '';
+
+beforeAll(async () => {
+  mailbox = await startMailbox();
+  portal = await startPortal({ SMTP_URL: mailbox.url });
+  browser = await launchBrowser();
+  admin = new AdminApi(portal.baseUrl, portal.admin);
+  await admin.signIn();
+  const institution = await admin.createInstitution({
+    code: 'CLINVIDA',
+    name: 'Clínica Vida',
+    viewType: 2,
+    supportEmail: 'suporte@clinicavida.example.com',
+    supportPhoneNumber: '(11) 3333-4444',
+    supportWhatsAppNumber: '(11) 98888-7777',
+  });
+  institutionId = institution.id;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await portal?.stop();
+  await mailbox?.close();
+});
+
+const open = (path: string): Promise<Page> => openPage(browser, portal.baseUrl, path, true);
+
+/** The path and query of a mailed link, to open it on the test server. */
+function pathOf(link: string): string {
+  const url = new URL(link);
+  return `${url.pathname}${url.search}`;
+}
+
+async function fillPatientForm(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel(/^Nome completo/).fill('Ana Souza');
+  await page.getByLabel(/^Data de nascimento/).pressSequentially('15031985');
+  await page.getByLabel(/^E-mail/).fill(email);
+  await page.getByLabel(/^Confirme o e-mail/).fill(email);
+  await page
+    .getByLabel(/^Senha/, { exact: false })
+    .first()
+    .fill(password);
+  await page.getByLabel(/^Confirme a senha/).fill(password);
+  await page.getByTestId('terms-checkbox').check();
+}
+
+describe('patient self-registration', () => {
+  it('creates an account, activates it from the mail and signs in', async () => {
+    const email = 'ana.souza@example.com';
+    const password = 'Vida-2026-segura';
+    const page = await open('/patient/create');
+    await page.getByRole('heading', { level: 1, name: 'Criar conta de paciente' }).waitFor();
+    const submit = page.getByTestId('patient-create-submit');
+    expect(await submit.isDisabled()).toBe(true);
+    await screenshotBothWidths(page, 'patient-create');
+    await expectAccessible(page, '/patient/create');
+
+    // The service terms open in a modal with the server's current text.
+    await page.getByRole('button', { name: 'Ler os termos de serviço' }).click();
+    const terms = page.getByRole('dialog', { name: 'Termos de serviço' });
+    await terms.getByText('Marco Civil', { exact: false }).waitFor();
+    await expectAccessible(page, 'terms modal');
+    await terms.getByRole('button', { name: 'Fechar' }).last().click();
+    await terms.waitFor({ state: 'hidden' });
+
+    await fillPatientForm(page, email, password);
+    await page.getByLabel(/^Confirme a senha/).fill('outra-senha');
+    await page.getByLabel(/^Confirme a senha/).blur();
+    await page.getByText('As senhas não conferem').waitFor();
+    expect(await submit.isDisabled()).toBe(true);
+    await page.getByLabel(/^Confirme a senha/).fill(password);
+    await page.getByLabel(/^Confirme a senha/).blur();
+
+    // A protocol typed but not validated refuses the creation (spec 4.5).
+    await page.getByLabel(/^Número do protocolo/).fill('999999');
+    await submit.click();
+    await page.getByText('Valide o protocolo informado', { exact: false }).waitFor();
+    await page.getByLabel(/^Número do protocolo/).fill('');
+
+    const sent = mailbox.mails.length;
+    await submit.click();
+    await page.getByText('Cadastro realizado').waitFor();
+    await page.getByText(`Enviamos um e-mail de confirmação para ${email}`).waitFor();
+    await screenshotBothWidths(page, 'patient-create-success');
+
+    const mail = await mailbox.waitFor(email, { after: sent });
+    const activation = linkIn(mail, portal.baseUrl, '/api/v2/auth/user/registerValidate');
+    await page.goto(pathOf(activation));
+    await page.waitForURL('**/login?activeSuccess=true');
+    await page.getByText('Conta ativada').waitFor();
+
+    await signIn(page, email, password);
+    await page.waitForURL('**/dashboard/patient/protocols');
+    await page.getByRole('button', { name: /^Minha conta/ }).click();
+    await page.getByRole('menuitem', { name: 'Minha conta' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Sair' }).click();
+    await page.waitForURL('**/login');
+    await page.goto('/dashboard/patient/protocols');
+    await page.waitForURL('**/login');
+    await page.context().close();
+  });
+
+  it('offers password recovery when the e-mail is already registered', async () => {
+    const page = await open('/patient/create');
+    await fillPatientForm(page, 'ana.souza@example.com', 'Outra-senha-2026');
+    await page.getByTestId('patient-create-submit').click();
+    const dialog = page.getByRole('dialog', { name: 'E-mail já cadastrado' });
+    await dialog.waitFor();
+    await expectAccessible(page, 'already-registered modal');
+    await dialog.getByRole('link', { name: 'Recuperar senha' }).click();
+    await page.getByRole('heading', { name: 'Recuperar senha' }).waitFor();
+    await page.context().close();
+  });
+});
+
+describe('password recovery', () => {
+  it('mails a reset link whose screen sets a new password that signs in', async () => {
+    const email = 'ana.souza@example.com';
+    const page = await open('/login');
+    await page.getByRole('button', { name: 'Esqueci minha senha' }).click();
+    await page.getByLabel(/^E-mail/).fill(email);
+    const sent = mailbox.mails.length;
+    await page.getByRole('button', { name: 'Enviar link' }).click();
+    await page.getByText('Enviamos um link para o seu e-mail', { exact: false }).waitFor();
+
+    const mail = await mailbox.waitFor(email, { after: sent });
+    await page.goto(pathOf(linkIn(mail, portal.baseUrl, '/password/reset')));
+    await page.getByRole('heading', { level: 1, name: 'Redefinir senha' }).waitFor();
+    expect(await page.getByLabel(/^E-mail/).inputValue()).toBe(email);
+    expect(await page.getByLabel(/^E-mail/).getAttribute('readonly')).not.toBeNull();
+    await page.getByLabel(/^Nova senha/).fill('curta');
+    await page.getByRole('button', { name: 'Salvar nova senha' }).click();
+    await page.getByText('A senha deve ter pelo menos seis caracteres').waitFor();
+    await screenshotBothWidths(page, 'password-reset');
+    await expectAccessible(page, '/password/reset');
+
+    await page.getByLabel(/^Nova senha/).fill('Nova-senha-2027');
+    await page.getByLabel(/^Confirme a nova senha/).fill('Nova-senha-2027');
+    await page.getByRole('button', { name: 'Salvar nova senha' }).click();
+    await page.getByText('Senha alterada').waitFor();
+
+    await signIn(page, email, 'Nova-senha-2027');
+    await page.waitForURL('**/dashboard/patient/protocols');
+    await page.context().close();
+  });
+
+  it('says so when the reset link is not valid', async () => {
+    const page = await open('/password/reset?token=nao-existe&language=pt-br');
+    await page.getByText('Link expirado ou inválido').waitFor();
+    await page.context().close();
+  });
+});
+
+describe('physician registration', () => {
+  it('explains how physicians register', async () => {
+    const page = await open('/physician-info');
+    await page.getByText('O cadastro é feito por convite').waitFor();
+    await page.getByText('Abra o link do e-mail').waitFor();
+    await screenshotBothWidths(page, 'physician-info');
+    await expectAccessible(page, '/physician-info');
+    await page.context().close();
+  });
+
+  it('registers an invited physician with the CRM and UF of the invitation, read-only', async () => {
+    const email = 'dr.carlos@example.com';
+    const sent = mailbox.mails.length;
+    await admin.invitePhysician({
+      email,
+      name: 'Carlos Lima',
+      crm: '123456',
+      uf: 'SP',
+      institutionId,
+      language: 'pt-br',
+    });
+    const mail = await mailbox.waitFor(email, { after: sent });
+    const page = await open(pathOf(linkIn(mail, portal.baseUrl, '/physician/create')));
+    await page.getByRole('heading', { level: 1, name: 'Cadastro de médico' }).waitFor();
+    const crm = page.getByLabel(/^CRM/);
+    await crm.waitFor();
+    expect(await crm.inputValue()).toBe('123456');
+    expect(await crm.getAttribute('readonly')).not.toBeNull();
+    expect(await page.getByLabel(/^UF do CRM/).inputValue()).toBe('SP');
+    expect(await page.getByLabel(/^Nome completo/).inputValue()).toBe('Carlos Lima');
+    await screenshotBothWidths(page, 'physician-create');
+    await expectAccessible(page, '/physician/create');
+
+    await page.getByLabel(/^Senha/).fill('Medico-2026-seguro');
+    await page.getByLabel(/^Confirme a senha/).fill('Medico-2026-seguro');
+    await page.getByRole('button', { name: 'Criar cadastro' }).click();
+    await page.waitForURL('**/login?activeSuccess=true');
+    await signIn(page, email, 'Medico-2026-seguro');
+    await page.waitForURL('**/dashboard/physician/protocols');
+    await page.context().close();
+  });
+
+  it('refuses an unknown invitation with the expired-token warning', async () => {
+    const page = await open('/physician/create?token=invalido&code=X');
+    await page.getByText('Este token de acesso expirou ou a conta não foi ativada.').waitFor();
+    await page.context().close();
+  });
+});
+
+describe('company access', () => {
+  it('creates the access of an invited company user', async () => {
+    const email = 'gestao@clinicavida.example.com';
+    const sent = mailbox.mails.length;
+    await admin.inviteCompany({ email, institutionId, language: 'pt-br' });
+    const mail = await mailbox.waitFor(email, { after: sent });
+    const page = await open(pathOf(linkIn(mail, portal.baseUrl, '/company-access/create')));
+    await page.getByRole('heading', { level: 1, name: 'Acesso da empresa' }).waitFor();
+    expect(await page.getByLabel(/^E-mail/).inputValue()).toBe(email);
+    await page.getByLabel(/^Nome completo/).fill('Gestão Vida');
+    await page.getByLabel(/^Senha/).fill('Empresa-2026-segura');
+    await page.getByLabel(/^Confirme a senha/).fill('Empresa-2026-segura');
+    await page.getByRole('button', { name: 'Criar acesso' }).click();
+    await page.getByText('É preciso aceitar os termos para continuar').waitFor();
+    await screenshotBothWidths(page, 'company-access');
+    await expectAccessible(page, '/company-access/create');
+    await page.getByTestId('terms-checkbox').check();
+    await page.getByRole('button', { name: 'Criar acesso' }).click();
+    await page.waitForURL('**/login?activeSuccess=true');
+    await page.context().close();
+  });
+});
+
+describe('institution login and legal pages', () => {
+  it('brands the login with the clinic page and its support contacts', async () => {
+    const page = await open('/instituicao/clinvida');
+    await page.getByRole('heading', { level: 1, name: 'Clínica Vida' }).waitFor();
+    expect(await page.getByRole('link', { name: 'suporte@clinicavida.example.com' }).getAttribute('href')).toBe(
+      'mailto:suporte@clinicavida.example.com',
+    );
+    await page.getByRole('link', { name: /WhatsApp/ }).waitFor();
+    await screenshotBothWidths(page, 'institution-login');
+    await expectAccessible(page, '/instituicao/clinvida');
+    await page.goto('/instituicao/nao-existe');
+    await page.getByRole('heading', { level: 1, name: 'Página não encontrada' }).waitFor();
+    await page.context().close();
+  });
+
+  it('shows the terms of use and the privacy policy', async () => {
+    const page = await open('/termos-de-uso');
+    await page.getByRole('heading', { level: 1, name: 'Termos de uso' }).waitFor();
+    await page.getByText('Marco Civil', { exact: false }).first().waitFor();
+    await page.getByText('São Paulo', { exact: false }).first().waitFor();
+    await expectAccessible(page, '/termos-de-uso');
+    await page.goto('/politica-de-privacidade');
+    await page.getByRole('heading', { level: 1, name: 'Política de privacidade' }).waitFor();
+    await screenshotBothWidths(page, 'privacy-policy');
+    await expectAccessible(page, '/politica-de-privacidade');
+    await page.context().close();
+  });
+});

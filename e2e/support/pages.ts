@@ -1,0 +1,35 @@
+import type { Browser, Page } from 'playwright-core';
+import { newContext } from './browser';
+
+/**
+ * A fresh browser context on `path`. With `quiet`, the once-per-visit scam warning and the cookie
+ * banner count as already seen (the login journey covers them), so other screens are seen alone.
+ */
+export async function openPage(browser: Browser, baseUrl: string, path: string, quiet = false): Promise<Page> {
+  const context = await newContext(browser, baseUrl);
+  if (quiet) {
+    await context.addInitScript(() => {
+      sessionStorage.setItem('portal.scamWarningSeen', '1');
+      localStorage.setItem('portal.cookieConsent', JSON.stringify('accepted'));
+    });
+  }
+  const page = await context.newPage();
+  await page.goto(path);
+  return page;
+}
+
+export async function dismissScamWarning(page: Page): Promise<void> {
+  const dialog = page.getByRole('dialog', { name: 'Atenção a golpes' });
+  await dialog.waitFor();
+  await dialog.getByRole('button', { name: 'Entendi' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+}
+
+/** Signs in through the login form and waits for the landing to send the user on. */
+export async function signIn(page: Page, userName: string, password: string): Promise<void> {
+  await page.goto('/login');
+  await page.getByRole('textbox', { name: /^Protocolo ou e-mail/ }).fill(userName);
+  await page.getByLabel(/^Senha/).fill(password);
+  await page.getByRole('button', { name: 'Entrar' }).click();
+  await page.waitForURL((url) => !url.pathname.startsWith('/login') && !url.pathname.startsWith('/landing'));
+}
