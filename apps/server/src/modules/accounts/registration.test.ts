@@ -186,4 +186,47 @@ describe('patient self-registration', () => {
     const me = await portal.app.inject({ method: 'GET', url: '/api/v2/auth/user/me', headers: bearer(token) });
     expect(me.json().data).toMatchObject({ complete: false, missing: ['cpf', 'phone', 'gender'], birth: '1980-05-17' });
   });
+
+  it('registers from the invitation an institution sends through the ingest API', async () => {
+    await makeInstitution(portal.ctx, { apiKey: 'ingest-key-for-registration-test' });
+    const headers = { 'x-api-key': 'ingest-key-for-registration-test' };
+    const put = await portal.app.inject({
+      method: 'PUT',
+      url: '/api/v2/delivery/ingest/protocols/REG-0001',
+      headers,
+      payload: {
+        password: 'proto-secret',
+        patient: {
+          patientId: 'p-1',
+          name: 'Carla Nunes',
+          birthDate: '1975-01-02',
+          gender: 'F',
+          email: 'carla@mail.test',
+        },
+        exams: [],
+      },
+    });
+    expect(put.statusCode).toBe(201);
+    const requestId = put.json().data.requestId;
+    const invite = await portal.app.inject({
+      method: 'POST',
+      url: '/api/v2/delivery/ingest/protocols/REG-0001/invite',
+      headers,
+      payload: { language: 'pt-br' },
+    });
+    expect(invite.statusCode).toBe(200);
+
+    const link = await lastLinkTo(portal.ctx, 'carla@mail.test');
+    const token = link.searchParams.get('token') ?? '';
+    const info = await portal.app.inject({ method: 'GET', url: `/api/auth/user/get?token=${token}` });
+    expect(info.json().data).toEqual({ email: 'carla@mail.test', name: 'Carla Nunes' });
+    const res = await create({ ...base('ignored@mail.test'), name: 'Carla Nunes', token });
+    expect(res.json().data).toMatchObject({ email: 'carla@mail.test', active: true });
+    const row = await portal.ctx.db
+      .selectFrom('protocols')
+      .select('patientUserId')
+      .where('id', '=', requestId)
+      .executeTakeFirstOrThrow();
+    expect(row.patientUserId).toBe(res.json().data.id);
+  });
 });

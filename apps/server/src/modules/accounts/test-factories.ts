@@ -9,7 +9,7 @@ const next = () => ++seq;
 
 export async function makeInstitution(
   ctx: AppContext,
-  input: { code?: string; name?: string; settings?: Record<string, unknown> } = {},
+  input: { code?: string; name?: string; settings?: Record<string, unknown>; apiKey?: string } = {},
 ) {
   const n = next();
   const now = ctx.clock.now().toISOString();
@@ -18,7 +18,7 @@ export async function makeInstitution(
     code: input.code ?? `ACC${n}${newId().slice(0, 4).toUpperCase()}`,
     name: input.name ?? `Clinic ${n}`,
     token: `tok-${newId()}`,
-    apiKeyHash: sha256Hex(`key-${newId()}`),
+    apiKeyHash: sha256Hex(input.apiKey ?? `key-${newId()}`),
     viewType: 1,
     logoPath: '/logos/clinic.png',
     supportEmail: 'support@clinic.test',

@@ -8,6 +8,7 @@ export interface ShareableProtocol {
   institutionId: string;
   institutionCode: string;
   institutionSettings: string;
+  institutionName: string;
   patientName: string;
 }
 
@@ -22,6 +23,7 @@ export function findOwnProtocols(db: Db, userId: string, protocolIds: string[]):
       'protocols.institutionId',
       'institutions.code as institutionCode',
       'institutions.settings as institutionSettings',
+      'institutions.name as institutionName',
       'protocols.patientName',
     ])
     .where('protocols.id', 'in', protocolIds)

@@ -107,7 +107,9 @@ export async function createShares(ctx: AppContext, request: FastifyRequest, aut
             to: email,
             language,
             link: `${ctx.config.publicUrl}/landing/${session.accessToken}`,
+            institutionName: protocols[0]?.institutionName ?? null,
             params: {
+              institution: protocols[0]?.institutionName ?? null,
               senderName,
               message: body.message?.trim() || null,
               days: body.period,
