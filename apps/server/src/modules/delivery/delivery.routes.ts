@@ -6,6 +6,7 @@ import historyRoutes from './history.routes.js';
 import protocolDetailRoutes from './protocol-detail.routes.js';
 import protocolListRoutes from './protocol-list.routes.js';
 import resourceRoutes from './resources.routes.js';
+import smartRoutes from './smart.routes.js';
 import traceRoutes from './trace.routes.js';
 
 /** Results delivery: every delivery call, plus the administration reads this feature owns. */
@@ -18,5 +19,6 @@ export default function deliveryRoutes(ctx: AppContext): FastifyPluginAsync {
     await app.register(historyRoutes(ctx));
     await app.register(traceRoutes(ctx));
     await app.register(adminDirectoryRoutes(ctx));
+    await app.register(smartRoutes(ctx));
   };
 }
