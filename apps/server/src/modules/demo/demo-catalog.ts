@@ -1,6 +1,7 @@
 import type { zIngestProtocol } from '@portal/shared/schemas/ingest';
 import type { z } from 'zod';
 import { type ReportAnalyte, reportPdf, scanJpeg, scanPng, type ScanKind } from './demo-files.js';
+import { detachedSignature } from './demo-signature.js';
 
 /** The demo clinic: what a person trying the portal signs in with (README lists these). */
 export const DEMO_INSTITUTION = {
@@ -43,8 +44,13 @@ export interface DemoFile {
   type: 'REPORT' | 'REPORT_PHYSICIAN' | 'IMAGE';
   contentType: 'application/pdf' | 'image/jpeg' | 'image/png';
   make(): Promise<Uint8Array>;
-  /** A second copy stored as the signed version of this resource. */
-  signed?: () => Promise<Uint8Array>;
+  /** The signed version of this resource, made from the unsigned bytes. */
+  signed?: (unsigned: Uint8Array) => Promise<SignedCopy>;
+}
+
+export interface SignedCopy {
+  bytes: Uint8Array;
+  contentType: 'application/pdf' | 'application/pkcs7-signature';
 }
 
 export interface DemoProtocol {
@@ -270,7 +276,8 @@ export function demoProtocols(now: Date): DemoProtocol[] {
       findings: string[];
       conclusion: string[];
       physicianCopy?: boolean;
-      signed?: boolean;
+      /** A detached `.p7s`, or a PDF copy marked as the signed one (PAdES-like, no real signature). */
+      signed?: 'p7s' | 'pdf';
     }) => {
       const examKey = `${e.key}-${number}`;
       exam({ ...e, key: examKey, status: e.status ?? 'RELEASED' });
@@ -298,8 +305,25 @@ export function demoProtocols(now: Date): DemoProtocol[] {
         type: 'REPORT',
         contentType: 'application/pdf',
         make: () => report(),
-        ...(e.signed
-          ? { signed: () => report({ signedNote: `Assinado digitalmente por ${RADIOLOGIST.name} (demonstração)` }) }
+        ...(e.signed === 'pdf'
+          ? {
+              signed: async () => ({
+                contentType: 'application/pdf' as const,
+                bytes: await report({ signedNote: `Assinado digitalmente por ${RADIOLOGIST.name} (demonstração)` }),
+              }),
+            }
+          : {}),
+        ...(e.signed === 'p7s'
+          ? {
+              signed: async (unsigned: Uint8Array) => ({
+                contentType: 'application/pkcs7-signature' as const,
+                bytes: detachedSignature(unsigned, {
+                  signerName: RADIOLOGIST.name,
+                  organization: DEMO_INSTITUTION.name,
+                  signedAt: at(daysAgo - 2, 14),
+                }),
+              }),
+            }
           : {}),
       });
       if (e.physicianCopy) {
@@ -385,7 +409,7 @@ export function demoProtocols(now: Date): DemoProtocol[] {
     requester: DEMO_PHYSICIAN,
     scan: 'ct-head',
     format: 'png',
-    signed: true,
+    signed: 'pdf',
     findings: [
       'Exame realizado sem contraste, com cortes axiais.',
       'Sistema ventricular de dimensões normais. Sulcos corticais preservados.',
@@ -427,7 +451,7 @@ export function demoProtocols(now: Date): DemoProtocol[] {
     requester: DEMO_PHYSICIAN,
     scan: 'xray-hand',
     format: 'jpeg',
-    signed: true,
+    signed: 'p7s',
     findings: ['Estruturas ósseas de morfologia e densidade normais.', 'Espaços articulares preservados.'],
     conclusion: ['Radiografia da mão sem alterações.'],
   });
@@ -458,7 +482,7 @@ export function demoProtocols(now: Date): DemoProtocol[] {
     requester: DEMO_PHYSICIAN,
     scan: 'ct-chest',
     format: 'png',
-    signed: true,
+    signed: 'p7s',
     findings: [
       'Parênquima pulmonar com nódulo sólido de 4 mm no lobo inferior direito.',
       'Mediastino sem linfonodomegalias.',

@@ -1,3 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { examStatusCode } from '@portal/shared/exam-status';
 import jpeg from 'jpeg-js';
@@ -38,6 +43,21 @@ async function counts(portal: TestPortal) {
     resources: Number(resources.n),
     signed: Number(signed.n),
   };
+}
+
+/** `openssl cms -verify` of a detached signature: true or false, or null where openssl is absent. */
+function verifyWithOpenssl(p7s: Buffer, content: Buffer): boolean | null {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-p7s-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'sig.p7s'), p7s);
+    fs.writeFileSync(path.join(dir, 'report.pdf'), content);
+    const args = ['cms', '-verify', '-binary', '-noverify', '-inform', 'DER', '-in', 'sig.p7s'];
+    const run = spawnSync('openssl', [...args, '-content', 'report.pdf', '-out', os.devNull], { cwd: dir });
+    if (run.error) return null;
+    return run.status === 0;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const login = (portal: TestPortal, body: Record<string, string>) =>
@@ -102,10 +122,21 @@ describe('demo clinic', () => {
       expect(doc.getPageCount()).toBeGreaterThan(1);
     }
     const signed = resources.filter((r) => r.signedStorageKey);
-    expect(signed.length).toBeGreaterThanOrEqual(2);
-    for (const r of signed) {
+    const pades = signed.filter((r) => r.signedContentType === 'application/pdf');
+    const detached = signed.filter((r) => r.signedContentType === 'application/pkcs7-signature');
+    expect(pades.length).toBeGreaterThanOrEqual(1);
+    expect(detached.length).toBeGreaterThanOrEqual(1);
+    for (const r of pades) {
       const doc = await PDFDocument.load(await read(r.signedStorageKey!));
       expect(doc.getKeywords()).toContain('assinado');
+    }
+    for (const r of detached) {
+      const report = await read(r.storageKey);
+      const p7s = await read(r.signedStorageKey!);
+      // A DER SignedData whose messageDigest is the report's own sha256.
+      expect(p7s.subarray(0, 1)).toEqual(Buffer.from([0x30]));
+      expect(p7s.includes(createHash('sha256').update(report).digest())).toBe(true);
+      expect(verifyWithOpenssl(p7s, report)).not.toBe(false);
     }
     const jpegs = resources.filter((r) => r.contentType === 'image/jpeg');
     const pngs = resources.filter((r) => r.contentType === 'image/png');

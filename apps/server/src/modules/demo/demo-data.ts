@@ -158,8 +158,12 @@ async function ingestAll(ctx: AppContext, apiKey: string, protocols: DemoProtoco
       await call(app, 'PUT', base, apiKey, 'application/json', JSON.stringify(protocol.body));
       for (const file of protocol.files) {
         const url = `${base}/exams/${file.examKey}/resources/${file.identifier}`;
-        await call(app, 'PUT', `${url}?type=${file.type}`, apiKey, file.contentType, await file.make());
-        if (file.signed) await call(app, 'PUT', `${url}/signed`, apiKey, 'application/pdf', await file.signed());
+        const bytes = await file.make();
+        await call(app, 'PUT', `${url}?type=${file.type}`, apiKey, file.contentType, bytes);
+        if (file.signed) {
+          const signed = await file.signed(bytes);
+          await call(app, 'PUT', `${url}/signed`, apiKey, signed.contentType, signed.bytes);
+        }
       }
     }
   } finally {
