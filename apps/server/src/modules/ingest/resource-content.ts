@@ -12,7 +12,7 @@ const SIGNATURES: Record<string, { bytes: Buffer; label: string }> = {
 
 const contentMismatch = (contentType: string, label: string) =>
   new AppError(400, ServerMessage.validation, [
-    { field: 'body', message: `a ${contentType} file must start with ${label}` },
+    { field: 'body', message: `a file declared as ${contentType} must start with ${label}` },
   ]);
 
 /** `application/PDF; foo=bar` -> `application/pdf` */
