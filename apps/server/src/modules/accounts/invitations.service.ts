@@ -11,6 +11,7 @@ import { recordAudit } from '../../plugins/audit.js';
 import { queueMail } from '../outbox/outbox.service.js';
 import {
   findInstitutionById,
+  findPhysicianByLicense,
   findUserByEmail,
   findUserById,
   insertUser,
@@ -101,6 +102,8 @@ export async function invitePhysician(
 ) {
   const institution = await administeredInstitution(ctx, auth, body.institutionId);
   if (await findUserByEmail(ctx.db, body.email)) throw conflict(ServerMessage.userAlreadyExists);
+  // A second account with the same license would see every protocol that license requested.
+  if (await findPhysicianByLicense(ctx.db, body.crm, body.uf)) throw conflict(ServerMessage.userAlreadyExists);
   const sent = await ctx.db.transaction().execute((trx) =>
     sendInvitation(ctx, trx, {
       kind: 'INVITE_PHYSICIAN',
@@ -110,7 +113,7 @@ export async function invitePhysician(
       email: body.email,
       institution,
       language: body.language ?? DEFAULT_LANGUAGE,
-      payload: { name: body.name, crm: body.crm.replace(/\D+/g, '') || body.crm, uf: body.uf },
+      payload: { name: body.name, crm: body.crm, uf: body.uf },
     }),
   );
   await auditAdmin(ctx, request, auth, 'PHYSICIAN_INVITED', institution.code, { email: body.email });

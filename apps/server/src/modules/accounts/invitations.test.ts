@@ -151,6 +151,14 @@ describe('invitations, tags and their users (administration API)', () => {
     const patient = await portal.sessionFor({ role: 'PATIENT', userId: patientUser.id, username: patientUser.email });
     expect((await get(`/api/administrationbe/institution/${institution.id}/tags`, patient)).statusCode).toBe(403);
     expect((await get(`/api/administrationbe/institution/${institution.id}/tags`)).statusCode).toBe(401);
+    const sameLicense = await post('/api/administrationbe/physician/invite', admin, {
+      email: 'another-doctor@mail.test',
+      name: 'Outro',
+      crm: '123456',
+      uf: 'SP',
+      institutionId: institution.id,
+    });
+    expect(sameLicense.statusCode).toBe(409);
     const dup = await post('/api/administrationbe/physician/invite', admin, {
       email: 'admin@portal.test',
       name: 'X',

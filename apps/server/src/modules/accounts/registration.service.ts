@@ -10,7 +10,14 @@ import { newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { queueMail } from '../outbox/outbox.service.js';
 import { acceptCurrentTermsOnCreation } from '../terms/terms.service.js';
-import { findUserByCpf, findUserByEmail, findInstitutionById, insertUser, updateUser } from './accounts.repository.js';
+import {
+  findInstitutionById,
+  findPhysicianByLicense,
+  findUserByCpf,
+  findUserByEmail,
+  insertUser,
+  updateUser,
+} from './accounts.repository.js';
 import { mailLink } from './links.js';
 import { consumeToken, findLiveToken, issueOneTimeToken, tokenPayload } from './one-time-tokens.js';
 import { assertAcceptablePassword } from './password-policy.js';
@@ -206,6 +213,9 @@ export async function createPhysician(
   if (!name) throw badRequest(AccountMessage.nameRequired);
   assertAcceptablePassword(body.password, body.confirmPassword);
   if (await findUserByEmail(ctx.db, email)) throw userAlreadyExists();
+  if (await findPhysicianByLicense(ctx.db, String(payload.crm ?? ''), String(payload.uf ?? ''))) {
+    throw userAlreadyExists();
+  }
   const now = ctx.clock.now().toISOString();
   const user = {
     ...baseUser(now, 'PHYSICIAN', email, name, body.language ?? row.language),

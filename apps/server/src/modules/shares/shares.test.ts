@@ -39,7 +39,7 @@ describe('sharing protocols by e-mail', () => {
 
   it('sends one link per e-mail; each link opens a session over the shared protocols only', async () => {
     const shared = await makeProtocol(portal.ctx, { institutionId, patientUserId: patient.id });
-    await makeProtocol(portal.ctx, { institutionId, patientUserId: patient.id });
+    const notShared = await makeProtocol(portal.ctx, { institutionId, patientUserId: patient.id });
     const res = await share(patientToken, {
       emails: ['Doctor@Mail.test', 'family@mail.test'],
       protocols: [shared.id],
@@ -71,6 +71,15 @@ describe('sharing protocols by e-mail', () => {
         .where('sessions.shareId', '=', share.id)
         .execute();
       expect(reach.map((r) => r.protocolId)).toEqual([shared.id]);
+      const listed = await portal.app.inject({
+        method: 'GET',
+        url: '/api/v2/delivery/dashboard/protocols',
+        headers: bearer(token),
+      });
+      expect(listed.statusCode).toBe(200);
+      const numbers = (listed.json().data.items as Array<{ number: string }>).map((p) => p.number);
+      expect(numbers).toEqual([shared.number]);
+      expect(numbers).not.toContain(notShared.number);
     }
 
     const audit = await portal.ctx.db
