@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TestPortal } from '../../test/helpers.js';
 import type { AppContext } from '../../context.js';
 import type { UserType } from '../../db/schema.js';
 import { newId, sha256Hex } from '../../lib/ids.js';
@@ -139,4 +140,16 @@ export function postLogin(app: FastifyInstance, payload: LoginPayload, remoteAdd
     payload: { dateOfBirth: '', tokenMFA: '', appKey: 'login', ...payload },
     remoteAddress,
   });
+}
+
+/**
+ * Closes the portals, then drops the database. pg-pool's `end()` resolves before its sockets
+ * have closed, and the forced DROP DATABASE would then hit them with a FATAL that the pool (which
+ * has no error listener) raises as an uncaught exception; a short pause lets the sockets finish.
+ */
+export async function shutDown(owner: TestPortal, ...others: TestPortal[]): Promise<void> {
+  for (const portal of others) await portal.close();
+  await owner.close();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await owner.destroy();
 }

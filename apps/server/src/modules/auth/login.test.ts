@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
-import { createAccount, createInstitution, createProtocol, postLogin } from './auth.test-support.js';
+import { createAccount, createInstitution, createProtocol, postLogin, shutDown } from './auth.test-support.js';
 
 // Each test signs in from its own address, so the per-address ceiling of one never touches another.
 let nextAddress = 1;
@@ -70,7 +70,7 @@ describe('sign-in: every way in and every catalogue answer', () => {
     // A number made of 11 digits that is a valid CPF of no account: a protocol number.
     ids.digits = await createProtocol(ctx, { institutionId: labA, number: '11144477735', password: 'digits-pass' });
   });
-  afterAll(async () => portal?.destroy());
+  afterAll(async () => portal && shutDown(portal));
 
   const validate = (token: string) =>
     portal.app.inject({ method: 'GET', url: '/api/v2/auth/validate', headers: bearer(token) });

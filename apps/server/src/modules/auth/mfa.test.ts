@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
-import { createAccount, createInstitution, createProtocol, postLogin } from './auth.test-support.js';
+import { createAccount, createInstitution, createProtocol, postLogin, shutDown } from './auth.test-support.js';
 
 interface Sms {
   to: string;
@@ -59,7 +59,7 @@ describe('MFA: codes by a real SMS webhook, at login and on the account', () => 
     lab = await createInstitution(portal.ctx, 'MFA');
   });
   afterAll(async () => {
-    await portal?.destroy();
+    if (portal) await shutDown(portal);
     await new Promise((resolve) => gateway.server.close(resolve));
   });
 

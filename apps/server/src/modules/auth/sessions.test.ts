@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId, sha256Hex } from '../../lib/ids.js';
 import { revokeUserSessions } from '../../plugins/auth.js';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
-import { createAccount, createInstitution, createProtocol, postLogin } from './auth.test-support.js';
+import { createAccount, createInstitution, createProtocol, postLogin, shutDown } from './auth.test-support.js';
 
 describe('sessions: tokens that must not work, logout, restarts', () => {
   let portal: TestPortal;
@@ -16,7 +16,7 @@ describe('sessions: tokens that must not work, logout, restarts', () => {
     patientId = await createAccount(portal.ctx, { type: 'PATIENT', email: 'joao@example.com', password: 'joao-pass' });
     protocolId = await createProtocol(portal.ctx, { institutionId: lab, number: 'S-1', password: 's-pass' });
   });
-  afterAll(async () => portal?.destroy());
+  afterAll(async () => portal && shutDown(portal));
 
   const validate = (token: string) =>
     portal.app.inject({ method: 'GET', url: '/api/v2/auth/validate', headers: bearer(token) });

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPortal, type TestPortal } from '../../test/helpers.js';
-import { createAccount, createInstitution, createProtocol, postLogin } from './auth.test-support.js';
+import { createAccount, createInstitution, createProtocol, postLogin, shutDown } from './auth.test-support.js';
 
 const retryAfter = (res: LightMyRequestResponse) => Number(res.headers['retry-after']);
 
@@ -21,10 +21,7 @@ describe('throttling of sign-in guesses, shared by every server process', () => 
     await createProtocol(a.ctx, { institutionId: lab, number: 'T-IP', password: 'right-one' });
     await createAccount(a.ctx, { type: 'PATIENT', email: 'locked@example.com', password: 'right-one' });
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.destroy();
-  });
+  afterAll(async () => a && shutDown(a, ...(b ? [b] : [])));
 
   it('locks a protocol after repeated wrong passwords on either server, whatever the password', async () => {
     const statuses: number[] = [];
