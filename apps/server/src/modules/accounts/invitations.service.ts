@@ -255,7 +255,7 @@ export async function addTagUser(
   tagId: string,
   body: { email: string; name: string; language?: string | null },
 ): Promise<{ created: boolean; user: ReturnType<typeof tagUserView> }> {
-  await tagOf(ctx, auth, institutionId, tagId);
+  const tag = await tagOf(ctx, auth, institutionId, tagId);
   const institution = (await findInstitutionById(ctx.db, institutionId)) as InstitutionRow;
   const language = body.language ?? DEFAULT_LANGUAGE;
   const existing = await findUserByEmail(ctx.db, body.email);
@@ -301,7 +301,7 @@ export async function addTagUser(
             language,
             link: mailLink(ctx, '/password/reset', { token: issued.token, language }),
             institutionName: institution.name,
-            params: { name: user.name },
+            params: { name: user.name, tag: tag.tag },
           },
           trx,
         );
