@@ -10,14 +10,9 @@ import {
   findInstitutionByCode,
   rotateInstitutionApiKeyByCode,
 } from '../institutions/institution.service.js';
-import {
-  DEMO_INSTITUTION,
-  DEMO_LOGINS,
-  DEMO_PATIENTS,
-  DEMO_PHYSICIAN,
-  demoProtocols,
-  type DemoProtocol,
-} from './demo-catalog.js';
+import type { DemoProtocol } from './demo-builder.js';
+import { demoProtocols } from './demo-catalog.js';
+import { DEMO_INSTITUTION, DEMO_LOGINS, DEMO_PATIENTS, DEMO_PHYSICIAN } from './demo-clinic.js';
 import { DEMO_LOGO_DATA_URI } from './demo-files.js';
 import {
   addTagMember,
@@ -28,7 +23,7 @@ import {
   writeDemoMarker,
 } from './demo.repository.js';
 
-export { DEMO_LOGINS } from './demo-catalog.js';
+export { DEMO_LOGINS } from './demo-clinic.js';
 
 /**
  * DEMO_DATA=true: the demo clinic, its accounts and its results. Loaded once; a restart finds the
