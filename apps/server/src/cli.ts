@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { zInstitutionCreate } from '@portal/shared/schemas/institution';
 import { ConfigError, loadConfig } from './config.js';
@@ -54,8 +55,18 @@ function printInstitution(institution: Institution, apiKey?: string): void {
   }
 }
 
+/**
+ * The server's configuration. `npm run portal` runs this inside apps/server, while `npm start`
+ * runs the server from where npm was called: a relative DATA_DIR is taken from there (INIT_CWD),
+ * so both reach the same database.
+ */
+function cliConfig() {
+  const base = process.env.INIT_CWD ?? process.cwd();
+  return loadConfig({ ...process.env, DATA_DIR: path.resolve(base, process.env.DATA_DIR || './data') });
+}
+
 async function withDatabase<T>(run: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+  const config = cliConfig();
   const handle = openDatabase(config.database);
   try {
     await migrateToLatest(handle);
