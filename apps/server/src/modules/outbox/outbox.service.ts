@@ -61,9 +61,11 @@ export async function queueMail(ctx: AppContext, mail: MailRequest, db: Db = ctx
   if (ctx.config.smtpUrl) {
     ctx.log.debug({ to: mail.to, subject: rendered.subject }, 'mail queued');
   } else if (ctx.config.demoData) {
-    // Only a demo prints the text: its links are what a person trying the demo needs to follow.
+    // Only a demo prints the text: its links are what a person trying the demo needs to follow,
+    // so they also come on their own, free of the JSON escapes around them in the text.
+    const links = rendered.text.split('\n').filter((line) => line.startsWith(ctx.config.publicUrl));
     ctx.log.info(
-      { to: mail.to, subject: rendered.subject, text: rendered.text },
+      { to: mail.to, subject: rendered.subject, links, text: rendered.text },
       'mail waits in the outbox (no SMTP_URL)',
     );
   } else {

@@ -348,7 +348,7 @@ describe('without SMTP_URL or SMS_WEBHOOK_URL', () => {
     const link = `${PUBLIC_URL}/api/v2/auth/user/registerValidate?token=demo-activation-token`;
     await queueMail(demo, { kind: 'activation', to: 'ana@paciente.test', language: 'pt-br', link });
     await queueSms(demo, { to: '5511987654321', channel: 'sms', text: 'Código 654321' });
-    expect(p.logs()).toContain(link);
+    expect(p.logs()).toContain(`"links":["${link}"]`);
     expect(p.logs()).toContain('Código 654321');
     expect((await rows(p)).map((r) => r.status)).toEqual(['PENDING', 'PENDING']);
   });
