@@ -42,10 +42,12 @@ export const loginBody = z.object({
   password: z.string().min(1).max(PASSWORD_MAX),
   dateOfBirth: optionalText(20),
   tokenMFA: optionalText(32),
+  // Only "admin" opens the administration sessions; anything else is the portal's own login.
   appKey: z
-    .enum(APP_KEYS)
+    .string()
+    .max(32)
     .nullish()
-    .transform((v) => v ?? 'login'),
+    .transform((v): AppKey => (v?.trim().toLowerCase() === 'admin' ? 'admin' : 'login')),
   customLogin: optionalText(64),
 });
 export type LoginBody = z.input<typeof loginBody>;

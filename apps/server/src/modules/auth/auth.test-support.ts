@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { TestPortal } from '../../test/helpers.js';
 import type { AppContext } from '../../context.js';
 import type { UserType } from '../../db/schema.js';
 import { newId, sha256Hex } from '../../lib/ids.js';
@@ -147,7 +146,11 @@ export function postLogin(app: FastifyInstance, payload: LoginPayload, remoteAdd
  * have closed, and the forced DROP DATABASE would then hit them with a FATAL that the pool (which
  * has no error listener) raises as an uncaught exception; a short pause lets the sockets finish.
  */
-export async function shutDown(owner: TestPortal, ...others: TestPortal[]): Promise<void> {
+interface Closable {
+  close(): Promise<void>;
+}
+
+export async function shutDown(owner: Closable & { destroy(): Promise<void> }, ...others: Closable[]): Promise<void> {
   for (const portal of others) await portal.close();
   await owner.close();
   await new Promise((resolve) => setTimeout(resolve, 200));

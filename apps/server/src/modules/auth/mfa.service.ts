@@ -108,7 +108,8 @@ async function mfaAccount(ctx: AppContext, auth: AuthContext) {
 }
 
 export async function mfaStatus(ctx: AppContext, auth: AuthContext) {
-  if (!auth.userId) throw forbidden();
+  // A share session may carry the sharing patient's id: his MFA phone is none of its business.
+  if (!auth.userId || auth.role === 'GUEST' || auth.role === 'SHARE') throw forbidden();
   const user = await findAccountById(ctx.db, auth.userId);
   if (!user) throw notFound();
   const enabled = user.mfaEnabled === 1;

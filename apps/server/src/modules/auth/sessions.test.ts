@@ -124,6 +124,9 @@ describe('sessions: tokens that must not work, logout, restarts', () => {
       isCompanyType: false,
       role: 'SHARE',
     });
+    // The share names the sharing patient, but never speaks for his account.
+    const mfa = await portal.app.inject({ method: 'GET', url: '/api/v2/auth/isMFAActivated', headers: bearer(token) });
+    expect(mfa.statusCode).toBe(403);
   });
 
   it('keeps sessions across a restart of the server', async () => {
