@@ -3,15 +3,23 @@ import { RESOURCE_TYPES } from '../exam-status.js';
 import { zIsoDate, zLanguage, zTimestamp } from '../validation.js';
 import { zExternalKey } from './common.js';
 
+/**
+ * An optional field: institutions' systems often send "" (or blanks) for "not informed", which is
+ * taken as absent rather than refused.
+ */
+function optional<T extends z.ZodTypeAny>(schema: T) {
+  return z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? null : v), schema.nullish());
+}
+
 /** Contract 5: the protocol pushed by an institution's system. */
 export const zIngestAnalyte = z.object({
   code: z.string().min(1).max(64),
   name: z.string().min(1).max(200),
-  unit: z.string().max(32).nullish(),
+  unit: optional(z.string().max(32)),
   value: z.union([z.number(), z.string().max(200)]),
   referenceMin: z.number().nullish(),
   referenceMax: z.number().nullish(),
-  referenceText: z.string().max(200).nullish(),
+  referenceText: optional(z.string().max(200)),
 });
 
 export const zIngestExam = z.object({
@@ -24,14 +32,14 @@ export const zIngestExam = z.object({
     .object({
       identifier: z.string().min(1).max(100),
       name: z.string().min(1).max(200),
-      crm: z.string().max(20).nullish(),
-      uf: z.string().length(2).toUpperCase().nullish(),
+      crm: optional(z.string().trim().max(20)),
+      uf: optional(z.string().trim().length(2).toUpperCase()),
     })
     .nullish(),
-  status: z.string().max(40).nullish(),
-  rectificationStatus: z.string().max(40).nullish(),
-  performedAt: zTimestamp.nullish(),
-  deliveredAt: zTimestamp.nullish(),
+  status: optional(z.string().trim().max(40)),
+  rectificationStatus: optional(z.string().trim().max(40)),
+  performedAt: optional(zTimestamp),
+  deliveredAt: optional(zTimestamp),
   isEnabled: z.boolean().nullish(),
   analytes: z.array(zIngestAnalyte).max(500).nullish(),
 });
@@ -40,20 +48,24 @@ export const zIngestPatient = z.object({
   patientId: z.string().min(1).max(100),
   name: z.string().min(1).max(200),
   birthDate: zIsoDate,
-  gender: z
-    .enum(['FEMALE', 'MALE', 'F', 'M', 'OTHER', 'UNKNOWN'])
-    .transform((g) => (g === 'F' ? 'FEMALE' : g === 'M' ? 'MALE' : g)),
-  email: z.string().trim().toLowerCase().email().max(254).nullish(),
-  phone: z.string().max(32).nullish(),
-  cpf: z.string().max(14).nullish(),
-  motherName: z.string().max(200).nullish(),
+  gender: z.preprocess(
+    (v) => (typeof v === 'string' ? v.trim().toUpperCase() : v),
+    z
+      .enum(['FEMALE', 'MALE', 'F', 'M', 'OTHER', 'UNKNOWN'])
+      .transform((g) => (g === 'F' ? 'FEMALE' : g === 'M' ? 'MALE' : g)),
+  ),
+  email: optional(z.string().trim().toLowerCase().email().max(254)),
+  phone: optional(z.string().trim().max(32)),
+  cpf: optional(z.string().trim().max(14)),
+  motherName: optional(z.string().trim().max(200)),
 });
 
 export const zIngestProtocol = z
   .object({
     password: z.string().min(1).max(128),
-    requestedAt: zTimestamp.nullish(),
-    tag: z.string().min(1).max(100).nullish(),
+    requestedAt: optional(zTimestamp),
+    /** The tag's text; a new text creates the tag in the institution. */
+    tag: optional(z.string().trim().max(100)),
     patient: zIngestPatient,
     exams: z.array(zIngestExam).max(500),
   })

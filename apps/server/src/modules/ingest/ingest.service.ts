@@ -106,7 +106,7 @@ function writeProtocol(
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now().toISOString();
     const existing = await findProtocolRow(trx, institution.id, number);
-    const tagId = body.tag ? await findOrCreateTagId(trx, institution.id, body.tag.trim(), now) : null;
+    const tagId = body.tag ? await findOrCreateTagId(trx, institution.id, body.tag, now) : null;
     const requestedAt = body.requestedAt ?? null;
     const patient = body.patient;
     const cpf = patient.cpf ? digitsOnly(patient.cpf) : '';

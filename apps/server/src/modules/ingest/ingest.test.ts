@@ -383,6 +383,32 @@ describe('ingest of protocols and files', () => {
     expect(await snapshot()).toEqual(start);
   });
 
+  it('takes blank optional fields as not informed', async () => {
+    const body = protocolBody({ tag: '', requestedAt: '' });
+    body.patient = { ...body.patient, email: '', cpf: ' ', phone: '', gender: 'f' };
+    body.exams = [{ ...body.exams[1]!, performedAt: '', requester: { identifier: 'R', name: 'N', crm: '', uf: '' } }];
+    const res = await put(`${BASE}/2026-0100`, body);
+    expect(res.statusCode).toBe(201);
+    const row = await portal.ctx.db
+      .selectFrom('protocols')
+      .selectAll()
+      .where('number', '=', '2026-0100')
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      patientEmail: null,
+      patientCpf: null,
+      patientGender: 'FEMALE',
+      tagId: null,
+      requestedAt: null,
+    });
+    const requesters = await portal.ctx.db
+      .selectFrom('protocolRequesters')
+      .selectAll()
+      .where('protocolId', '=', row.id)
+      .execute();
+    expect(requesters).toEqual([]);
+  });
+
   it('keeps institutions apart: another key does not reach this protocol', async () => {
     const other = await createInstitution(portal.ctx, { code: 'LAB2', name: 'Laboratorio Dois', viewType: 1 });
     const res = await portal.app.inject({
@@ -399,7 +425,12 @@ describe('ingest of protocols and files', () => {
       headers: { 'x-api-key': other.apiKey },
     });
     expect(created.statusCode).toBe(201);
-    expect(await count('protocols')).toBe(2);
+    const numbers = await portal.ctx.db
+      .selectFrom('protocols')
+      .select('number')
+      .where('number', '=', '2026-0001')
+      .execute();
+    expect(numbers).toHaveLength(2);
   });
 
   it('invites the patient by mail with a 7-day token kept only as its hash', async () => {
