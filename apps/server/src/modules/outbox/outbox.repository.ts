@@ -83,3 +83,13 @@ export async function markFailed(
     .where('id', '=', id)
     .execute();
 }
+
+/** Puts given-up messages back in line, as new; answers how many. */
+export async function requeueDeadMessages(db: Db, now: string): Promise<number> {
+  const result = await db
+    .updateTable('outbox')
+    .set({ status: 'PENDING', attempts: 0, nextAttemptAt: now, lockedUntil: null })
+    .where('status', '=', 'DEAD')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { newId } from '../../lib/ids.js';
 import { renderMail } from './mail-render.js';
-import { insertMessage } from './outbox.repository.js';
+import { insertMessage, requeueDeadMessages } from './outbox.repository.js';
 
 /** Every mail of contract section 4, plus the result-ready notices. */
 export type MailKind =
@@ -107,4 +107,14 @@ export async function queueSms(
     // The text is an MFA code: a secret, kept out of the log.
     ctx.log.info({ to: sms.to, channel: sms.channel }, 'message waits in the outbox (no SMS_WEBHOOK_URL)');
   }
+}
+
+/**
+ * For operators, once the cause is fixed (a wrong SMTP_URL, a webhook that was down): messages
+ * given up on are sent again from the start. Answers how many went back in line.
+ */
+export async function retryDeadMessages(ctx: AppContext): Promise<number> {
+  const count = await requeueDeadMessages(ctx.db, ctx.clock.now().toISOString());
+  if (count > 0) ctx.log.info({ count }, 'outbox: given-up messages queued again');
+  return count;
 }

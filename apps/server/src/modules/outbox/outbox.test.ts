@@ -5,7 +5,7 @@ import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPortal, type TestPortal } from '../../test/helpers.js';
-import { queueMail, queueSms } from './outbox.service.js';
+import { queueMail, queueSms, retryDeadMessages } from './outbox.service.js';
 import { smtpSender } from './outbox.transports.js';
 import { OUTBOX_RETRY, processDueMessages, retryDelayMs, startOutboxWorker } from './outbox.worker.js';
 
@@ -261,15 +261,14 @@ describe('retries', () => {
     const sink = new MailSink((to) => to.startsWith('nobody'));
     await sink.start();
     const p = await portal();
+    const smtp = smtpSender(sink.url, 'Resultados <r@clinica.test>');
+    const down = smtpSender('smtp://127.0.0.1:9', 'Resultados <r@clinica.test>');
     try {
-      const smtp = smtpSender(sink.url, 'Resultados <r@clinica.test>');
       await queueMail(p.ctx, { kind: 'resultReady', to: 'nobody@example.test', language: 'en' });
       await processDueMessages(p.ctx, { mail: smtp.send });
       const [refused] = await rows(p);
       expect(refused).toMatchObject({ status: 'DEAD', attempts: 1 });
-      smtp.close();
 
-      const down = smtpSender('smtp://127.0.0.1:9', 'Resultados <r@clinica.test>');
       await queueMail(p.ctx, { kind: 'resultReady', to: 'later@example.test', language: 'en' });
       for (let i = 0; i < OUTBOX_RETRY.maxAttempts; i++) {
         await processDueMessages(p.ctx, { mail: down.send });
@@ -279,7 +278,16 @@ describe('retries', () => {
       expect(later).toMatchObject({ status: 'DEAD', attempts: OUTBOX_RETRY.maxAttempts });
       expect(p.logs()).toContain('message given up');
       expect(sink.mails).toHaveLength(0);
+
+      // Once the cause is fixed, an operator sends them again.
+      expect(await retryDeadMessages(p.ctx)).toBe(2);
+      await processDueMessages(p.ctx, { mail: smtp.send });
+      expect(sink.mails.map((m) => (m.to && !Array.isArray(m.to) ? m.to.text : ''))).toEqual(['later@example.test']);
+      const statuses = Object.fromEntries((await rows(p)).map((r) => [r.recipient, r.status]));
+      expect(statuses).toEqual({ 'nobody@example.test': 'DEAD', 'later@example.test': 'SENT' });
     } finally {
+      smtp.close();
+      down.close();
       await sink.stop();
     }
   });
