@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { sql } from 'kysely';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../lib/passwords.js';
@@ -407,6 +408,35 @@ describe('ingest of protocols and files', () => {
       .where('protocolId', '=', row.id)
       .execute();
     expect(requesters).toEqual([]);
+  });
+
+  it('removes the stored file again when its row cannot be written', async () => {
+    const db = portal.ctx.db;
+    // A real database failure, made by the database itself.
+    if (portal.ctx.dialect === 'sqlite') {
+      await sql`CREATE TRIGGER refuse_resources BEFORE INSERT ON resources
+        BEGIN SELECT RAISE(ABORT, 'refused for the test'); END`.execute(db);
+    } else {
+      await sql`CREATE FUNCTION refuse_resources() RETURNS trigger AS $$
+        BEGIN RAISE EXCEPTION 'refused for the test'; END; $$ LANGUAGE plpgsql`.execute(db);
+      await sql`CREATE TRIGGER refuse_resources BEFORE INSERT ON resources
+        FOR EACH ROW EXECUTE FUNCTION refuse_resources()`.execute(db);
+    }
+    try {
+      const files = filesUnder(filesDir);
+      const res = await put(`${BASE}/2026-0001/exams/EX-2/resources/NEVER?type=REPORT`, await makePdf(1, 'x'), {
+        'content-type': 'application/pdf',
+      });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual({ message: 'Internal server error.' });
+      expect(filesUnder(filesDir)).toEqual(files);
+    } finally {
+      if (portal.ctx.dialect === 'sqlite') await sql`DROP TRIGGER refuse_resources`.execute(db);
+      else {
+        await sql`DROP TRIGGER refuse_resources ON resources`.execute(db);
+        await sql`DROP FUNCTION refuse_resources()`.execute(db);
+      }
+    }
   });
 
   it('keeps institutions apart: another key does not reach this protocol', async () => {
