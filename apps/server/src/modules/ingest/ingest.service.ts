@@ -90,8 +90,9 @@ export async function ingestProtocol(
   try {
     return await writeProtocol(ctx, institution, number, body, passwordHash);
   } catch (error) {
-    // The same protocol created by two calls at once: the second one becomes an update.
-    if (!before && isUniqueViolation(error)) return writeProtocol(ctx, institution, number, body, passwordHash);
+    // Two calls writing the same new protocol or exam at once: the loser, rolled back, runs again
+    // against what the winner committed and becomes an update.
+    if (isUniqueViolation(error)) return writeProtocol(ctx, institution, number, body, passwordHash);
     throw error;
   }
 }

@@ -439,6 +439,23 @@ describe('ingest of protocols and files', () => {
     }
   });
 
+  it('creates a protocol once when the same call arrives several times at once', async () => {
+    const results = await Promise.all(Array.from({ length: 4 }, () => put(`${BASE}/2026-0200`, protocolBody())));
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 201]);
+    const protocols = await portal.ctx.db
+      .selectFrom('protocols')
+      .select('id')
+      .where('number', '=', '2026-0200')
+      .execute();
+    expect(protocols).toHaveLength(1);
+    const exams = await portal.ctx.db
+      .selectFrom('exams')
+      .select('id')
+      .where('protocolId', '=', protocols[0]!.id)
+      .execute();
+    expect(exams).toHaveLength(3);
+  });
+
   it('keeps institutions apart: another key does not reach this protocol', async () => {
     const other = await createInstitution(portal.ctx, { code: 'LAB2', name: 'Laboratorio Dois', viewType: 1 });
     const res = await portal.app.inject({
