@@ -64,7 +64,7 @@ export async function login(ctx: AppContext, input: LoginInput, request: Fastify
   }
   const number = name.kind === 'protocol' ? name.number : name.digits;
   const attempt = await beginAttempt(ctx, { subject: throttleSubject.protocol(number), address });
-  return settle(ctx, request, attempt, () => loginByProtocol(ctx, input, number, request, attempt));
+  return settle(ctx, request, attempt, () => loginByProtocol(ctx, input, number, request));
 }
 
 class LoginFailure extends Error {
@@ -168,11 +168,12 @@ async function loginByProtocol(
   input: LoginInput,
   number: string,
   request: FastifyRequest,
-  _attempt: Attempt,
 ): Promise<LoginResult> {
   const protocols = await findProtocolsByNumber(ctx.db, number, input.customLogin);
   const matching = await matchingProtocols(protocols, input.password);
   if (protocols.length === 0) {
+    // The same hashing time as a known protocol, so timing does not reveal which numbers exist.
+    await verifyPassword(null, input.password);
     throw fail(notFound(ServerMessage.protocolOrEmailDoesNotExist), { kind: 'PROTOCOL', reason: 'UNKNOWN' });
   }
   const audit = { kind: 'PROTOCOL', protocolIds: protocols.map((p) => p.id), tenant: protocols[0]!.institutionCode };
