@@ -14,7 +14,8 @@ import { DEMO_LOGINS, seedDemoClinic } from './demo-data.js';
 
 async function counts(portal: TestPortal) {
   const db = portal.ctx.db;
-  const count = async (table: 'institutions' | 'users' | 'tags' | 'tagMembers' | 'protocols' | 'exams' | 'analytes') =>
+  type Counted = 'institutions' | 'users' | 'tags' | 'tagMembers' | 'protocols' | 'exams' | 'analytes' | 'shares';
+  const count = async (table: Counted) =>
     Number(
       (
         await db
@@ -40,6 +41,7 @@ async function counts(portal: TestPortal) {
     protocols: await count('protocols'),
     exams: await count('exams'),
     analytes: await count('analytes'),
+    shares: await count('shares'),
     resources: Number(resources.n),
     signed: Number(signed.n),
   };
@@ -72,7 +74,7 @@ describe('demo clinic', () => {
 
   it('loads the clinic with accounts, a tag and at least 12 protocols of the last 6 months', async () => {
     const c = await counts(portal);
-    expect(c).toMatchObject({ institutions: 1, users: 5, tags: 1, tagMembers: 1 });
+    expect(c).toMatchObject({ institutions: 1, users: 5, tags: 1, tagMembers: 1, shares: 3 });
     expect(c.protocols).toBeGreaterThanOrEqual(12);
     const protocols = await portal.ctx.db.selectFrom('protocols').select(['sortAt', 'patientUserId']).execute();
     const sixMonthsAgo = new Date(portal.clock.now().getTime() - 183 * 86_400_000).toISOString();
@@ -171,6 +173,29 @@ describe('demo clinic', () => {
       (await login(portal, { userName: guest.protocol, password: guest.password, dateOfBirth: '01/01/1990' }))
         .statusCode,
     ).toBe(404);
+  });
+
+  it("shows the patient's shares in each state: open, expired and revoked", async () => {
+    const signIn = await login(portal, { userName: DEMO_LOGINS.patient.userName, password: 'demo1234' });
+    const { accessToken, user } = signIn.json().data as { accessToken: string; user: { identifier: string } };
+    const res = await portal.app.inject({
+      method: 'GET',
+      url: `/api/auth/patient/${user.identifier}/shares`,
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
+    expect(res.statusCode).toBe(200);
+    const items = res.json().data.items as Array<{
+      email: string;
+      active: boolean;
+      expired: boolean;
+      canceled: boolean;
+    }>;
+    const byEmail = Object.fromEntries(items.map((i) => [i.email, [i.active, i.expired, i.canceled]]));
+    expect(byEmail).toEqual({
+      'segunda.opiniao@demo.example': [true, false, false],
+      'familia@demo.example': [true, true, false],
+      'antigo.medico@demo.example': [false, true, true],
+    });
   });
 
   it('adds nothing when loaded again, after a restart, or after an interrupted load', async () => {

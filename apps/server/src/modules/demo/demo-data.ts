@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../app.js';
 import type { AppContext } from '../../context.js';
 import type { UserType } from '../../db/schema.js';
-import { newId } from '../../lib/ids.js';
+import { newId, newSecretToken, sha256Hex } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/passwords.js';
 import {
   createInstitution,
@@ -16,9 +16,11 @@ import { DEMO_INSTITUTION, DEMO_LOGINS, DEMO_PATIENTS, DEMO_PHYSICIAN } from './
 import { DEMO_LOGO_DATA_URI } from './demo-files.js';
 import {
   addTagMember,
+  countShares,
   ensureUser,
   findDemoMarker,
   findTagId,
+  insertShare,
   linkPatientProtocols,
   writeDemoMarker,
 } from './demo.repository.js';
@@ -56,12 +58,49 @@ export async function seedDemoClinic(ctx: AppContext): Promise<void> {
   const tagId = await findTagId(ctx.db, institutionId, DEMO_INSTITUTION.tag);
   if (!tagId) throw new Error('the demo tag was not created by the ingest');
   await addTagMember(ctx.db, tagId, users.EXTERNAL, now);
+  await ensureShares(ctx, users.PATIENT);
 
   await writeDemoMarker(ctx.db, JSON.stringify({ version: 1, loadedAt: now }));
   ctx.log.info(
     { institution: DEMO_INSTITUTION.code, accounts: Object.values(DEMO_LOGINS).map((l) => Object.values(l)[0]) },
     'demo data loaded',
   );
+}
+
+/**
+ * Shares the patient made earlier: one open, one expired, one revoked, so "My account" shows each
+ * state. Their links were never mailed, so nobody holds a token that opens them.
+ */
+async function ensureShares(ctx: AppContext, patientUserId: string): Promise<void> {
+  if ((await countShares(ctx.db, patientUserId)) > 0) return;
+  const now = ctx.clock.now().getTime();
+  const day = 86_400_000;
+  const shares = [
+    { email: 'segunda.opiniao@demo.example', days: 7, ago: 2, protocols: ['70000105'], message: 'Segunda opinião.' },
+    { email: 'familia@demo.example', days: 3, ago: 40, protocols: ['70000103'], message: null },
+    { email: 'antigo.medico@demo.example', days: 15, ago: 100, protocols: ['70000101'], message: null, revoked: 2 },
+  ];
+  for (const s of shares) {
+    const createdAt = now - s.ago * day;
+    await insertShare(
+      ctx.db,
+      {
+        id: newId(),
+        patientUserId,
+        email: s.email,
+        tokenHash: sha256Hex(newSecretToken()),
+        message: s.message,
+        daysExpiration: s.days,
+        language: 'pt-br',
+        institutionId: null,
+        active: s.revoked ? 0 : 1,
+        createdAt: new Date(createdAt).toISOString(),
+        expiresAt: new Date(createdAt + s.days * day).toISOString(),
+        canceledAt: s.revoked ? new Date(createdAt + s.revoked * day).toISOString() : null,
+      },
+      s.protocols,
+    );
+  }
 }
 
 async function ensureInstitution(ctx: AppContext): Promise<{ institutionId: string; apiKey: string }> {

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { UserTable } from '../../db/schema.js';
+import type { ShareTable, UserTable } from '../../db/schema.js';
 
 const MARKER_KEY = 'demo_data';
 
@@ -67,4 +67,28 @@ export async function linkPatientProtocols(
     .where('patientExternalId', '=', patientExternalId)
     .where('patientUserId', 'is', null)
     .execute();
+}
+
+export async function countShares(db: Db, patientUserId: string): Promise<number> {
+  const row = await db
+    .selectFrom('shares')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('patientUserId', '=', patientUserId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertShare(db: Db, share: Insertable<ShareTable>, protocolNumbers: string[]): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('shares').values(share).execute();
+    const protocols = await trx
+      .selectFrom('protocols')
+      .select('id')
+      .where('patientUserId', '=', share.patientUserId)
+      .where('number', 'in', protocolNumbers)
+      .execute();
+    for (const p of protocols) {
+      await trx.insertInto('shareProtocols').values({ shareId: share.id, protocolId: p.id }).execute();
+    }
+  });
 }
