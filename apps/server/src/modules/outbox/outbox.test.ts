@@ -131,6 +131,7 @@ describe('mails through a real SMTP server', () => {
     expect(es.subject).toBe('Invitación para médicos: portal de resultados - Clínica Demonstração');
     expect(en.subject).toBe('Maria Silva shared exam results with you');
     expect(pt.from?.text).toContain('resultados@clinica.test');
+    expect(pt.headers.get('auto-submitted')).toBe('auto-generated');
 
     for (const [mail, link] of [
       [pt, reset],

@@ -31,6 +31,8 @@ export function smtpSender(smtpUrl: string, from: string) {
           subject: message.subject,
           text: message.text,
           html: message.html,
+          // RFC 3834: out-of-office responders must not answer a robot's mail.
+          headers: { 'Auto-Submitted': 'auto-generated' },
         });
       } catch (error) {
         const e = error as { code?: string; responseCode?: number; message?: string };

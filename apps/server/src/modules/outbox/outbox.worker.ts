@@ -179,14 +179,21 @@ export function startOutboxWorker(ctx: AppContext, transports: Partial<OutboxTra
     timer.unref();
   };
 
+  let failedPolls = 0;
   const pass = async () => {
     let seen = 0;
     try {
       seen = await processDueMessages(ctx, senders, () => stopped);
+      failedPolls = 0;
     } catch (error) {
-      ctx.log.error({ err: error }, 'outbox: poll failed');
+      // A database that is away answers every poll the same: back off, up to a minute, to keep
+      // the log readable.
+      failedPolls++;
+      ctx.log.error({ err: error, failedPolls }, 'outbox: poll failed');
     }
-    if (!stopped) schedule(seen >= OUTBOX_RETRY.batchSize ? 0 : ctx.config.outboxPollMs);
+    if (stopped) return;
+    if (failedPolls > 0) schedule(Math.min(ctx.config.outboxPollMs * 2 ** failedPolls, 60_000));
+    else schedule(seen >= OUTBOX_RETRY.batchSize ? 0 : ctx.config.outboxPollMs);
   };
 
   schedule(0);
