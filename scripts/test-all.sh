@@ -49,7 +49,7 @@ fi
 step "Format, lint, types"
 npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }
 npx eslint . --max-warnings 0
-npx tsc -b packages/shared apps/server apps/web e2e bench
+npm run typecheck
 
 step "Unit and API tests on SQLite"
 npx vitest run --project shared --project server --project web \

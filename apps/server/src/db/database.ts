@@ -35,6 +35,8 @@ export function openDatabase(config: Config['database']): DatabaseHandle {
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   const pool = new pg.Pool({ connectionString: config.url, max: 10 });
+  // An idle client whose connection the server ends (restart, DROP DATABASE) must not crash the process.
+  pool.on('error', () => {});
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     plugins: [new CamelCasePlugin()],

@@ -19,7 +19,7 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<void> {
         ]),
       ),
   };
-  const migrator = new Migrator({ db: handle.db, provider });
+  const migrator = new Migrator({ db: handle.db, provider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

@@ -1,6 +1,7 @@
 /** Query parameters and path pieces that carry secrets; they never reach the logs. */
 const SECRET_QUERY_KEYS = new Set([
   'password',
+  'username',
   'token',
   'tokenmfa',
   'tokenvalue',

@@ -127,7 +127,10 @@ export async function verifyAccessToken(ctx: AppContext, token: string): Promise
       currentDate: ctx.clock.now(),
     }));
   } catch (error) {
-    if (error instanceof joseErrors.JWTExpired) throw unauthorized('Session expired.');
+    if (error instanceof joseErrors.JWTExpired) {
+      // A share link outliving its share must say so in the words the web app looks for.
+      throw unauthorized(error.payload.role === 'SHARE' ? ServerMessage.shareExpired : 'Session expired.');
+    }
     throw unauthorized();
   }
   if (!payload.jti) throw unauthorized(ServerMessage.userNotInformedOnJwt);

@@ -134,7 +134,7 @@ describe('sign-in: every way in and every catalogue answer', () => {
     for (const [userName, password] of [
       ['admin@example.com', 'admin-pass'],
       ['staff@example.com', 'staff-pass'],
-    ]) {
+    ] as const) {
       const res = await postLogin(portal.app, { userName, password, appKey: 'login' }, address());
       expect(res.statusCode).toBe(403);
       expect(res.json().message).toBe('This login needs to use admin interface!');

@@ -17,7 +17,14 @@ async function makePdf(pages: number, text: string): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
-function protocolBody(overrides: Record<string, unknown> = {}) {
+/** A loose shape: tests reshape the body freely, the server is what validates it. */
+type ProtocolBody = {
+  exams: Array<Record<string, unknown> & { examKey: string }>;
+  patient: Record<string, unknown>;
+  [key: string]: unknown;
+};
+
+function protocolBody(overrides: Record<string, unknown> = {}): ProtocolBody {
   return {
     password: 'senha-do-protocolo',
     requestedAt: '2026-11-10T09:30:00-03:00',
