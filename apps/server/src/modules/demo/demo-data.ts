@@ -149,6 +149,8 @@ async function ensureAccounts(ctx: AppContext, institutionId: string): Promise<R
       gender: maria.gender,
       cpf: maria.cpf,
       phoneMobile: maria.phone,
+      // A daily digest: a first start delivers 15 released exams at once, one mail each otherwise.
+      frequencyReceiveEmail: 'DAY',
     },
     {
       type: 'PHYSICIAN',
