@@ -202,6 +202,21 @@ describe('physician registration', () => {
     await page.getByRole('button', { name: 'Criar cadastro' }).click();
     await page.waitForURL('**/login?activeSuccess=true');
     await signIn(page, email, 'Medico-2026-seguro');
+    // First sign-in: the physician has not accepted the service terms yet (spec 4.4).
+    const terms = page.getByRole('dialog', { name: 'Termos atualizados' });
+    await terms.waitFor();
+    await expectAccessible(page, 'terms acceptance modal');
+    await terms.getByRole('button', { name: 'Confirmar' }).click();
+    await terms.getByText('É preciso aceitar os termos para continuar').waitFor();
+    await terms.getByTestId('terms-update-checkbox').check();
+    await terms.getByRole('button', { name: 'Confirmar' }).click();
+    await page.waitForURL('**/dashboard/physician/protocols');
+    await page.getByText('Termos aceitos. Obrigado!').waitFor();
+
+    // Accepted once, not asked again.
+    await page.getByRole('button', { name: 'Sair' }).click();
+    await page.waitForURL('**/login');
+    await signIn(page, email, 'Medico-2026-seguro');
     await page.waitForURL('**/dashboard/physician/protocols');
     await page.context().close();
   });

@@ -23,7 +23,8 @@ registerNavigator((to, options) => void router.navigate(to, options));
 export function App() {
   return (
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="light">
-      <Notifications position="top-right" limit={4} zIndex={1000} />
+      {/* Below the header, so a toast never hides the language or account menus. */}
+      <Notifications position="top-right" limit={4} zIndex={1000} styles={{ root: { marginTop: 52 } }} />
       <QueryClientProvider client={queryClient}>
         <I18nextProvider i18n={i18n}>
           <Suspense fallback={<FullPageLoader />}>

@@ -1,4 +1,4 @@
-import { lazy } from 'react';
+import { lazy, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
 import { AppLayout } from './layout/app-layout';
 import { RequireAuth } from './layout/require-auth';
@@ -21,6 +21,32 @@ const CompanyAccessPage = lazy(() => import('../features/company-access/componen
 const PrivacyPolicyPage = lazy(() => import('../features/legal/components/privacy-policy-page'));
 const TermsOfUsePage = lazy(() => import('../features/legal/components/terms-of-use-page'));
 const AdminMovedPage = lazy(() => import('./pages/admin-moved-page'));
+const PatientEditPage = lazy(() => import('../features/account-edit/components/patient-edit-page'));
+const PhysicianEditPage = lazy(() => import('../features/account-edit/components/physician-edit-page'));
+const ExternalUserEditPage = lazy(() => import('../features/account-edit/components/external-user-edit-page'));
+const PatientDashboardPage = lazy(() => import('../features/dashboards/components/patient-dashboard-page'));
+const PhysicianDashboardPage = lazy(() => import('../features/dashboards/components/physician-dashboard-page'));
+const PhysicianExamsPage = lazy(() =>
+  import('../features/dashboards/components/physician-dashboard-page').then((m) => ({ default: m.PhysicianExamsPage })),
+);
+const ExternalDashboardPage = lazy(() => import('../features/dashboards/components/external-dashboard-page'));
+const UniqueLoginPage = lazy(() => import('../features/dashboards/components/unique-login-page'));
+const PatientProtocolPage = lazy(() =>
+  import('../features/protocol-detail/components/protocol-detail-page').then((m) => ({
+    default: m.PatientProtocolPage,
+  })),
+);
+const PhysicianProtocolPage = lazy(() =>
+  import('../features/protocol-detail/components/protocol-detail-page').then((m) => ({
+    default: m.PhysicianProtocolPage,
+  })),
+);
+const GuestProtocolPage = lazy(() =>
+  import('../features/protocol-detail/components/protocol-detail-page').then((m) => ({ default: m.GuestProtocolPage })),
+);
+const ExternalExamPage = lazy(() =>
+  import('../features/protocol-detail/components/protocol-detail-page').then((m) => ({ default: m.ExternalExamPage })),
+);
 
 /** Spec 2.2: screens that need a stored user and token. */
 export const AUTHENTICATED_PATHS = [
@@ -42,9 +68,28 @@ export const AUTHENTICATED_PATHS = [
   '/external-user/edit',
 ] as const;
 
+const BUILT_SCREENS: Partial<Record<(typeof AUTHENTICATED_PATHS)[number], ReactNode>> = {
+  '/patient/edit': <PatientEditPage />,
+  '/physician/edit': <PhysicianEditPage />,
+  '/external-user/edit': <ExternalUserEditPage />,
+  '/dashboard/patient/protocols': <PatientDashboardPage />,
+  '/dashboard/patient/exams': <PatientDashboardPage />,
+  '/dashboard/patient/showprotocol': <PatientProtocolPage />,
+  '/dashboard/patient/showexam': <PatientProtocolPage />,
+  '/dashboard/physician/protocols': <PhysicianDashboardPage />,
+  '/dashboard/physician/exams': <PhysicianExamsPage />,
+  '/dashboard/physician/showprotocol': <PhysicianProtocolPage />,
+  '/dashboard/physician/showexam': <PhysicianProtocolPage />,
+  '/dashboard/external/exams': <ExternalDashboardPage />,
+  '/dashboard/externaluser/showexam': <ExternalExamPage />,
+  '/dashboard/protocols/uniquelogin': <UniqueLoginPage />,
+  '/viewprotocol': <GuestProtocolPage />,
+  '/showprotocol': <GuestProtocolPage />,
+};
+
 const authenticatedRoutes: RouteObject[] = AUTHENTICATED_PATHS.map((path) => ({
   path,
-  element: <PlaceholderPage path={path} />,
+  element: BUILT_SCREENS[path] ?? <PlaceholderPage path={path} />,
 }));
 
 export const routes: RouteObject[] = [

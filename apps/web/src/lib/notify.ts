@@ -1,5 +1,6 @@
 import { notifications } from '@mantine/notifications';
 import { TOAST_MS } from '@portal/shared/limits';
+import { i18n } from './i18n';
 
 type Kind = 'success' | 'error' | 'warning' | 'info';
 
@@ -13,5 +14,6 @@ export function notify(kind: Kind, message: string, ms: number = TOAST_MS.defaul
     message,
     autoClose: ms === 0 ? false : ms,
     withBorder: true,
+    closeButtonProps: { 'aria-label': i18n.t('common:actions.close') },
   });
 }

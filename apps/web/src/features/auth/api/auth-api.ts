@@ -2,6 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
 import type { loginResponse, LoginBody, SessionUser } from '@portal/shared/schemas/auth';
 import type { zCustomLoginPage } from '@portal/shared/schemas/accounts';
+import type { zPendingTerm } from '@portal/shared/schemas/terms';
 import type { z } from 'zod';
 
 export type LoginPayload = LoginBody & { appKey: 'login' };
@@ -62,4 +63,16 @@ export function useCustomLoginPage(code: string) {
       }),
     staleTime: 10 * 60_000,
   });
+}
+
+export type PendingTerm = z.infer<typeof zPendingTerm>;
+
+/** Spec 4.4 and 7.4 GET /term/user: current terms this account has not accepted yet. */
+export function pendingTerms(language: string): Promise<PendingTerm[]> {
+  return api<PendingTerm[]>('/api/v2/delivery/term/user', { query: { language } });
+}
+
+/** Contract 7 accept terms. */
+export function acceptTerms(termIds: string[]): Promise<unknown> {
+  return api<unknown>('/api/v2/delivery/term/user', { body: { termIds } });
 }

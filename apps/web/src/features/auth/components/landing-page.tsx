@@ -1,14 +1,17 @@
-import { TOAST_MS, DELAY_MS } from '@portal/shared/limits';
-import { useEffect, useRef } from 'react';
+import { DELAY_MS, TOAST_MS } from '@portal/shared/limits';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router';
 import { LoadingPage } from '../../../app/pages/loading-page';
+import { TermsAcceptanceModal } from '../../../components/terms-acceptance-modal';
 import { ApiError } from '../../../lib/api-client';
-import { i18n } from '../../../lib/i18n';
+import { errorText } from '../../../lib/errors';
+import { currentLanguage, i18n } from '../../../lib/i18n';
 import { logout } from '../../../lib/logout';
 import { notify } from '../../../lib/notify';
 import { getCredentials, storeCredentials } from '../../../lib/session';
-import { validateSession } from '../api/auth-api';
+import type { TermUserType } from '../../../lib/terms-api';
+import { acceptTerms, pendingTerms, type PendingTerm, validateSession, type ValidatedUser } from '../api/auth-api';
 import { landingTarget } from '../landing-redirect';
 
 function failLater(key: string): void {
@@ -16,12 +19,27 @@ function failLater(key: string): void {
   setTimeout(() => notify('info', i18n.t(key), TOAST_MS.persistent), DELAY_MS.landingFailureToast);
 }
 
-/** Spec 2.1 and 2.3: /landing/{accessToken} validates the session and sends the user on by type. */
+function termUserType(user: ValidatedUser): TermUserType | null {
+  if (user.isPhysicianType) return 'PHYSICIAN';
+  if (user.isExternalType) return 'EXTERNAL';
+  if (user.isUserType) return 'PATIENT';
+  return null;
+}
+
+interface TermsStep {
+  target: string;
+  userType: TermUserType;
+  terms: PendingTerm[];
+}
+
+/** Spec 2.1, 2.3 and 4.4: /landing/{accessToken} validates the session, asks for new terms, sends the user on. */
 export default function LandingPage() {
   const { t } = useTranslation('auth');
   const { accessToken } = useParams();
   const navigate = useNavigate();
   const started = useRef(false);
+  const [termsStep, setTermsStep] = useState<TermsStep | null>(null);
+  const [accepting, setAccepting] = useState(false);
 
   useEffect(() => {
     if (started.current) return;
@@ -34,7 +52,7 @@ export default function LandingPage() {
       return;
     }
     validateSession()
-      .then((validated) => {
+      .then(async (validated) => {
         if (!accessToken && stored.user && stored.user.identifier !== validated.identifier) {
           logout();
           failLater('landing.failed');
@@ -47,7 +65,10 @@ export default function LandingPage() {
           return;
         }
         storeCredentials({ token: stored.token, user: { ...stored.user, ...validated } });
-        navigate(target, { replace: true });
+        const userType = termUserType(validated);
+        const terms = userType ? await pendingTerms(currentLanguage()).catch(() => []) : [];
+        if (userType && terms.some((term) => term.newTerm)) setTermsStep({ target, userType, terms });
+        else navigate(target, { replace: true });
       })
       .catch((error: unknown) => {
         logout({ revoke: false });
@@ -56,5 +77,34 @@ export default function LandingPage() {
       });
   }, [accessToken, navigate]);
 
+  if (termsStep) {
+    return (
+      <>
+        <LoadingPage message={t('landing.wait')} />
+        <TermsAcceptanceModal
+          opened
+          userType={termsStep.userType}
+          kinds={termsStep.terms.map((term) => term.termType)}
+          loading={accepting}
+          onConfirm={() => {
+            setAccepting(true);
+            acceptTerms(termsStep.terms.map((term) => term.id))
+              .then(() => {
+                notify('success', t('terms.accepted'), TOAST_MS.long);
+                navigate(termsStep.target, { replace: true });
+              })
+              .catch((error: unknown) => {
+                setAccepting(false);
+                notify('error', errorText(error), TOAST_MS.long);
+              });
+          }}
+          onCancel={() => {
+            notify('error', t('terms.refused'), TOAST_MS.long);
+            logout();
+          }}
+        />
+      </>
+    );
+  }
   return <LoadingPage message={t('landing.wait')} />;
 }

@@ -1,8 +1,9 @@
-import { Badge, Button, Fieldset, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Fieldset, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { TOAST_MS } from '@portal/shared/limits';
 import { useState } from 'react';
 import type { UseFormRegister } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
+import { StatusBadge } from '../../../components/status-badge';
 import { CheckIcon } from '../../../components/icons';
 import { errorText } from '../../../lib/errors';
 import { notify } from '../../../lib/notify';
@@ -64,9 +65,9 @@ export function ProtocolValidationBox({
         <Group justify="space-between">
           <div aria-live="polite">
             {valid && (
-              <Badge color="green" variant="light" leftSection={<CheckIcon size={14} />}>
+              <StatusBadge tone="success" icon={<CheckIcon size={14} />}>
                 {t('patientCreate.protocolValidated')}
-              </Badge>
+              </StatusBadge>
             )}
           </div>
           <Button variant="light" onClick={validate} loading={mutation.isPending} disabled={valid}>
