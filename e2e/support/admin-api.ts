@@ -7,12 +7,12 @@ export class AdminApi {
     private readonly admin: { email: string; password: string },
   ) {}
 
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  private async call<T>(method: string, path: string, body?: unknown, apiKey?: string): Promise<T> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,
       headers: {
         'content-type': 'application/json',
-        ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+        ...(apiKey ? { 'x-api-key': apiKey } : this.token ? { authorization: `Bearer ${this.token}` } : {}),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
@@ -59,5 +59,24 @@ export class AdminApi {
 
   inviteCompany(body: { email: string; institutionId: string; language: string }) {
     return this.call<unknown>('POST', '/api/administrationbe/company/invite', body);
+  }
+
+  createTag(institutionId: string, tag: string) {
+    return this.call<{ id: string; tag: string }>('POST', `/api/administrationbe/institution/${institutionId}/tags`, {
+      tag,
+    });
+  }
+
+  addTagUser(institutionId: string, tagId: string, body: { email: string; name: string; language: string }) {
+    return this.call<unknown>('POST', `/api/administrationbe/institution/${institutionId}/tags/${tagId}/users`, body);
+  }
+
+  /** Contract 5: an institution's system delivering a protocol with its API key. */
+  ingestProtocol(apiKey: string, number: string, body: unknown) {
+    return this.call<{ requestId: string }>('PUT', `/api/v2/delivery/ingest/protocols/${number}`, body, apiKey);
+  }
+
+  invitePatient(apiKey: string, number: string, language: string) {
+    return this.call<unknown>('POST', `/api/v2/delivery/ingest/protocols/${number}/invite`, { language }, apiKey);
   }
 }
