@@ -8,7 +8,7 @@ import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
 import { canBatchPrint, readerKey } from './delivery.policy.js';
 import { institutionsByIds, markRead } from './delivery.repository.js';
-import { auditPatient, auditUser, authoriseProtocol, loadViewer, servedExams } from './delivery.service.js';
+import { auditPatient, auditUser, authoriseProtocols, loadViewer, servedExams } from './delivery.service.js';
 import { PdfMerger } from './pdf-merge.js';
 import { type FileAnswer, printableReports, readAll } from './resources.service.js';
 import { writeZip, type ZipEntry } from './zip-writer.js';
@@ -40,8 +40,7 @@ export async function batchPrint(
   const ids = [...new Set(body.requestIds)];
   if (ids.length === 0) throw badRequest(ServerMessage.listAtLeastOne);
   if (ids.length > PRINT_MAX_PROTOCOLS) throw badRequest(ServerMessage.listAtMostFifty);
-  const protocols = [];
-  for (const id of ids) protocols.push(await authoriseProtocol(ctx, viewer, id));
+  const protocols = await authoriseProtocols(ctx, viewer, ids);
   const exams = await servedExams(ctx.db, protocols);
   const plan = protocols.map((p) => ({ protocol: p, reports: printableReports(exams.get(p.id) ?? []) }));
 
@@ -82,7 +81,8 @@ export async function batchPrint(
     }
   });
 
-  const out = new PassThrough();
+  // A large buffer lets the producer run ahead of the socket instead of yielding every 16 KiB.
+  const out = new PassThrough({ highWaterMark: 1 << 20 });
   const sink = async (chunk: Uint8Array) => {
     if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
   };

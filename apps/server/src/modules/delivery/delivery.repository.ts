@@ -80,6 +80,22 @@ export async function protocolFacts(
   return { ...row, requesterLicenses: licenses };
 }
 
+/** protocolFacts for many protocols in two queries. */
+export async function protocolFactsMany(
+  db: Db,
+  protocolIds: readonly string[],
+): Promise<Map<string, ProtocolRow & Pick<ProtocolFacts, 'requesterLicenses'>>> {
+  if (protocolIds.length === 0) return new Map();
+  const ids = [...new Set(protocolIds)];
+  const [rows, licenses] = await Promise.all([
+    db.selectFrom('protocols').select(PROTOCOL_COLUMNS).where('id', 'in', ids).execute(),
+    db.selectFrom('protocolRequesters').select(['protocolId', 'crm', 'uf']).where('protocolId', 'in', ids).execute(),
+  ]);
+  const out = new Map(rows.map((r) => [r.id, { ...r, requesterLicenses: [] as Array<{ crm: string; uf: string }> }]));
+  for (const l of licenses) out.get(l.protocolId)?.requesterLicenses.push({ crm: l.crm, uf: l.uf });
+  return out;
+}
+
 export async function protocolsByIds(db: Db, ids: readonly string[]): Promise<ProtocolRow[]> {
   if (ids.length === 0) return [];
   return db.selectFrom('protocols').select(PROTOCOL_COLUMNS).where('id', 'in', ids).execute();

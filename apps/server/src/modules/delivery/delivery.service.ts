@@ -22,6 +22,7 @@ import {
   examsWithAnalytes,
   institutionsByIds,
   protocolFacts,
+  protocolFactsMany,
   type ProtocolRow,
   readsOf,
   resourcesOf,
@@ -62,6 +63,16 @@ export async function authoriseProtocol(ctx: AppContext, viewer: Viewer, protoco
   const facts = await protocolFacts(db, protocolId);
   if (!facts || !canSeeProtocol(viewer, facts)) throw notFound();
   return facts;
+}
+
+/** Authorises several protocols at once, in the given order; one not the viewer's fails them all (404). */
+export async function authoriseProtocols(ctx: AppContext, viewer: Viewer, protocolIds: readonly string[]) {
+  const facts = await protocolFactsMany(ctx.db, protocolIds);
+  return protocolIds.map((id) => {
+    const protocol = facts.get(id);
+    if (!protocol || !canSeeProtocol(viewer, protocol)) throw notFound();
+    return protocol;
+  });
 }
 
 export interface ServedExam {
