@@ -67,9 +67,10 @@ const login = (portal: TestPortal, body: Record<string, string>) =>
 
 describe('demo clinic', () => {
   let portal: TestPortal;
+  // Loading hashes a password per protocol and draws every file: slow on a busy machine.
   beforeAll(async () => {
     portal = await startTestPortal({ env: { DEMO_DATA: 'true' } });
-  });
+  }, 180_000);
   afterAll(async () => portal?.destroy());
 
   it('loads the clinic with accounts, a tag and at least 12 protocols of the last 6 months', async () => {
@@ -198,22 +199,26 @@ describe('demo clinic', () => {
     });
   });
 
-  it('adds nothing when loaded again, after a restart, or after an interrupted load', async () => {
-    const before = await counts(portal);
-    await seedDemoClinic(portal.ctx);
-    expect(await counts(portal)).toEqual(before);
+  it(
+    'adds nothing when loaded again, after a restart, or after an interrupted load',
+    { timeout: 180_000 },
+    async () => {
+      const before = await counts(portal);
+      await seedDemoClinic(portal.ctx);
+      expect(await counts(portal)).toEqual(before);
 
-    // An interrupted load leaves no marker: the next start runs every step again.
-    await portal.ctx.db.deleteFrom('appSettings').where('key', '=', 'demo_data').execute();
-    await seedDemoClinic(portal.ctx);
-    expect(await counts(portal)).toEqual(before);
+      // An interrupted load leaves no marker: the next start runs every step again.
+      await portal.ctx.db.deleteFrom('appSettings').where('key', '=', 'demo_data').execute();
+      await seedDemoClinic(portal.ctx);
+      expect(await counts(portal)).toEqual(before);
 
-    const restarted = await startTestPortal({ env: { DEMO_DATA: 'true' }, reuse: { env: portal.env } });
-    try {
-      expect(await counts(restarted)).toEqual(before);
-      expect(restarted.logs()).toContain('demo data already loaded');
-    } finally {
-      await restarted.close();
-    }
-  });
+      const restarted = await startTestPortal({ env: { DEMO_DATA: 'true' }, reuse: { env: portal.env } });
+      try {
+        expect(await counts(restarted)).toEqual(before);
+        expect(restarted.logs()).toContain('demo data already loaded');
+      } finally {
+        await restarted.close();
+      }
+    },
+  );
 });

@@ -67,7 +67,8 @@ class MailSink {
   }
 }
 
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, limitMs = 15_000): Promise<void> {
+// A bound, not a measure: the machine may be busy, so the limit is generous.
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, limitMs = 45_000): Promise<void> {
   const until = Date.now() + limitMs;
   while (!(await check())) {
     if (Date.now() > until) throw new Error(`gave up waiting for ${what}`);
