@@ -75,7 +75,7 @@ export async function examTypesInRange(ctx: AppContext, auth: AuthContext, q: Ra
 export async function attributesOf(ctx: AppContext, auth: AuthContext, q: Range & { examTypeInstitutionId: string }) {
   const only = parseExamTypeId(q.examTypeInstitutionId);
   if (!only) {
-    await loadViewer(ctx, auth);
+    if (!canViewHistory((await loadViewer(ctx, auth)).role)) throw forbidden();
     return [];
   }
   const { points } = await patientPoints(ctx, auth, q, only);
