@@ -128,6 +128,26 @@ describe('patient invitation', () => {
     await page.context().close();
   });
 
+  it('ends a session the server no longer knows: message, credentials cleared, login after 2 s', async () => {
+    const page = await open('/login');
+    await signIn(page, PATIENT_EMAIL, 'Marina-2026-ok');
+    await page.waitForURL('**/dashboard/patient/protocols');
+    // The session is revoked elsewhere (another tab's logout, an operator).
+    const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('portal.credentials') ?? '{}').token);
+    const revoked = await fetch(`${portal.baseUrl}/api/v2/auth/logout`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(revoked.ok).toBe(true);
+    // The stored credentials still look valid; the first call with them is refused.
+    await page.goto('/patient/edit');
+    await page.getByText('Sua sessão expirou. Faça o acesso novamente.').waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('portal.credentials'))).toBeNull();
+    await page.waitForURL('**/login');
+    await page.context().close();
+  });
+
   it('sends an expired or unknown invitation to the login with the activation warning', async () => {
     const page = await open('/patient/create?token=desconhecido');
     await page.waitForURL('**/login?activeSuccess=false');

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
+import { expectAccessible, launchBrowser, newContext, screenshotBothWidths } from './support/browser';
 import { dismissScamWarning, openPage } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
 
@@ -133,6 +133,27 @@ describe('login screen', () => {
     await page.goto('/login?activeSuccess=false');
     await page.getByText('Não foi possível ativar a conta').waitFor();
     await page.context().close();
+  });
+});
+
+describe('loading', () => {
+  it('downloads only the login screen on /login, not the other screens', async () => {
+    const context = await newContext(browser, portal.baseUrl);
+    const page = await context.newPage();
+    const scripts: string[] = [];
+    page.on('request', (request) => {
+      if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
+    });
+    await page.goto('/login');
+    await page.getByRole('button', { name: 'Entrar' }).waitFor();
+    expect(scripts.some((s) => s.includes('login-page'))).toBe(true);
+    const others = scripts.filter((s) =>
+      /(patient-create|patient-edit|physician-|company-access|reset-password|dashboard|history|charts|recharts|jspdf)/.test(
+        s,
+      ),
+    );
+    expect(others).toEqual([]);
+    await context.close();
   });
 });
 

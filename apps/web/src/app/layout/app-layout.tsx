@@ -20,7 +20,8 @@ export function AppLayout() {
       first.current = false;
       return;
     }
-    main.current?.focus({ preventScroll: false });
+    window.scrollTo({ top: 0 });
+    main.current?.focus({ preventScroll: true });
   }, [location.pathname]);
 
   return (
