@@ -64,6 +64,33 @@ function parseClassicXref(s: string): SourceXref {
   return { offsets, trailer, sectionOffsets };
 }
 
+/**
+ * Where the `endobj` of a stream object starts. The data length comes from /Length (direct or
+ * indirect) and is checked against the `endstream` that must follow; a wrong or missing length
+ * falls back to the first `endstream` after the data start, as readers do.
+ */
+function endOfStreamObject(s: string, streamKeyword: number, dict: PdfNode, bodyOf: (num: number) => PdfNode): number {
+  let dataStart = streamKeyword + 'stream'.length;
+  if (s[dataStart] === '\r') dataStart++;
+  if (s[dataStart] === '\n') dataStart++;
+  let length: number | undefined;
+  const lengthNode = dict.k === 'dict' ? dict.entries.get('Length') : undefined;
+  if (lengthNode?.k === 'num') length = lengthNode.v;
+  else if (lengthNode?.k === 'ref') {
+    const target = bodyOf(lengthNode.num);
+    if (target.k === 'num') length = target.v;
+  }
+  let endStream = -1;
+  if (length !== undefined && s.startsWith('endstream', skipWs(s, dataStart + length))) {
+    endStream = skipWs(s, dataStart + length);
+  } else {
+    endStream = s.indexOf('endstream', dataStart);
+  }
+  const endObj = endStream < 0 ? -1 : s.indexOf('endobj', endStream);
+  if (endObj < 0) throw new NeedsFallback('stream without end');
+  return endObj;
+}
+
 /** Re-saves a PDF pdf-lib can read with a classic cross-reference table and no object streams. */
 async function normalise(bytes: Uint8Array): Promise<Buffer> {
   const src = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false });
@@ -126,7 +153,7 @@ export class PdfMerger {
 
   private async copy(bytes: Buffer): Promise<void> {
     const s = bytes.toString('latin1');
-    const { offsets, trailer, sectionOffsets } = parseClassicXref(s);
+    const { offsets, trailer } = parseClassicXref(s);
     const root = trailer.get('Root');
     if (root?.k !== 'ref') throw new NeedsFallback('no catalog');
 
@@ -174,13 +201,9 @@ export class PdfMerger {
     for (const [num] of ordered) if (!treeNodes.has(num)) ids.set(num, this.nextId++);
     const map = (num: number) => ids.get(num);
     const leafSet = new Map(leaves.map((l) => [l.num, l]));
-    const boundaries = [...ordered.map(([, off]) => off), ...sectionOffsets, s.length].sort((a, b) => a - b);
-    let b = 0;
     for (const [num, off] of ordered) {
       const id = ids.get(num);
       if (id === undefined) continue;
-      while (b < boundaries.length && boundaries[b]! <= off) b++;
-      const limit = boundaries[b] ?? s.length;
       const head = /\s*(\d+)\s+(\d+)\s+obj/y;
       head.lastIndex = off;
       if (!head.exec(s)) throw new NeedsFallback(`object ${num} not at its offset`);
@@ -203,8 +226,7 @@ export class PdfMerger {
       const after = skipWs(s, value.end);
       const parts: Uint8Array[] = [Buffer.from(`${id} 0 obj\n${text}\n`, 'latin1')];
       if (s.startsWith('stream', after)) {
-        const endObj = s.lastIndexOf('endobj', limit);
-        if (endObj < after) throw new NeedsFallback(`object ${num} has no end`);
+        const endObj = endOfStreamObject(s, after, value, bodyOf);
         parts.push(bytes.subarray(after, endObj));
       }
       parts.push(Buffer.from('endobj\n', 'latin1'));
