@@ -13,6 +13,10 @@ import { createStorage } from './plugins/storage-factory.js';
 import { ensureAdminAccount } from './modules/accounts/admin-bootstrap.js';
 import { startOutboxWorker, type OutboxWorker, type OutboxTransports } from './modules/outbox/outbox.worker.js';
 import { loadDemoData } from './modules/demo/demo-data.js';
+import { runDigests } from './modules/delivery/notifications.service.js';
+
+/** How often the DAY/WEEK digests are looked at; sending is idempotent per recipient and period. */
+const DIGEST_INTERVAL_MS = 5 * 60_000;
 
 export interface StartOptions {
   clock?: Clock;
@@ -76,11 +80,19 @@ export async function createPortal(config: Config, options: StartOptions = {}): 
     throw error;
   }
   const app = await buildApp(ctx, { ready: () => migrated });
-  if (options.outbox !== false) worker = startOutboxWorker(ctx, options.outboxTransports);
+  let digestTimer: NodeJS.Timeout | undefined;
+  if (options.outbox !== false) {
+    worker = startOutboxWorker(ctx, options.outboxTransports);
+    digestTimer = setInterval(() => {
+      runDigests(ctx).catch((error: unknown) => ctx.log.error({ err: error }, 'result digests failed'));
+    }, DIGEST_INTERVAL_MS);
+    digestTimer.unref();
+  }
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      clearInterval(digestTimer);
       await app.close();
       await worker?.stop();
       await database.close();

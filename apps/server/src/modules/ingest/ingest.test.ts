@@ -487,6 +487,23 @@ describe('ingest of protocols and files', () => {
     expect(numbers).toHaveLength(2);
   });
 
+  it('tells the patient by mail once a released exam has its report, without results or passwords', async () => {
+    const notices = await portal.ctx.db
+      .selectFrom('outbox')
+      .selectAll()
+      .where('recipient', '=', 'joao.silva@example.com')
+      .where('payload', 'not like', '%/patient/create%')
+      .execute();
+    expect(notices.length).toBeGreaterThanOrEqual(1);
+    for (const notice of notices) {
+      expect(notice.payload).toContain('http://portal.test/login');
+      expect(notice.payload).not.toContain('senha-do-protocolo');
+      expect(notice.payload).not.toContain('Hemoglobina');
+    }
+    const recorded = await portal.ctx.db.selectFrom('resultNotifications').select(['examId']).execute();
+    expect(new Set(recorded.map((r) => r.examId)).size).toBe(recorded.length);
+  });
+
   it('invites the patient by mail with a 7-day token kept only as its hash', async () => {
     const res = await portal.app.inject({
       method: 'POST',
@@ -495,9 +512,13 @@ describe('ingest of protocols and files', () => {
       headers: { 'x-api-key': apiKey },
     });
     expect(res.statusCode).toBe(200);
-    const mail = await portal.ctx.db.selectFrom('outbox').selectAll().executeTakeFirstOrThrow();
-    expect(mail.recipient).toBe('joao.silva@example.com');
-    const link = /http:\/\/portal\.test\/patient\/create\?token=([\w-]+)&language=es/.exec(mail.payload);
+    // Result-ready notices of the released exams sit in the outbox too: look at the invitation.
+    const invitations = () =>
+      portal.ctx.db.selectFrom('outbox').selectAll().where('payload', 'like', '%/patient/create?token=%').execute();
+    const [mail, ...others] = await invitations();
+    expect(others).toHaveLength(0);
+    expect(mail!.recipient).toBe('joao.silva@example.com');
+    const link = /http:\/\/portal\.test\/patient\/create\?token=([\w-]+)&language=es/.exec(mail!.payload);
     expect(link).not.toBeNull();
     const token = link![1]!;
     const stored = await portal.ctx.db.selectFrom('oneTimeTokens').selectAll().executeTakeFirstOrThrow();
@@ -511,7 +532,7 @@ describe('ingest of protocols and files', () => {
 
     // A retry of the same call mails nothing more.
     await portal.app.inject({ method: 'POST', url: `${BASE}/2026-0001/invite`, headers: { 'x-api-key': apiKey } });
-    expect(await count('outbox')).toBe(1);
+    expect(await invitations()).toHaveLength(1);
 
     const body = protocolBody({ patient: { ...protocolBody().patient, email: null } });
     await put(`${BASE}/2026-0009`, body);
