@@ -3,9 +3,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import {
   hasZodFastifySchemaValidationErrors,
+  jsonSchemaTransform,
   isResponseSerializationError,
   serializerCompiler,
   validatorCompiler,
@@ -116,6 +118,21 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     request.log.error({ err: error }, 'request failed');
     return reply.status(500).send({ message: ServerMessage.internal });
   });
+
+  // The OpenAPI document is generated from the route schemas, for integrators (GET /api/docs).
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: { title: 'Results portal API', version: '1' },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(ctx, options.ready ?? (() => true)));
   await app.register(institutionRoutes(ctx));

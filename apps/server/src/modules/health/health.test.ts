@@ -40,3 +40,21 @@ describe('health and request rules', () => {
     await expect(verifyAccessToken(portal.ctx, unsigned)).rejects.toMatchObject({ statusCode: 401 });
   });
 });
+
+describe('OpenAPI document', () => {
+  let portal: TestPortal;
+  beforeAll(async () => {
+    portal = await startTestPortal();
+  });
+  afterAll(async () => portal?.destroy());
+
+  it('describes the ingest and sign-in calls for integrators', async () => {
+    const res = await portal.app.inject({ method: 'GET', url: '/api/docs' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/v2/delivery/ingest/protocols/{number}', '/api/v2/auth/login']),
+    );
+  });
+});
