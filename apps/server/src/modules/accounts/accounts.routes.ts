@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ServerMessage } from '@portal/shared/errors';
+import { claimRate } from '../../plugins/throttle.js';
 import {
   zBindProtocol,
   zBoundProtocols,
@@ -47,6 +48,9 @@ import {
 const V1 = '/api/auth';
 const V2 = '/api/v2/auth';
 
+/** Registrations from one client address: at most 20 an hour. */
+const REGISTRATION_RATE = { max: 20, windowMs: 3600_000, minIntervalMs: 0 };
+
 /** Account flows of spec 7.1 and contract 7: registration, invitations, passwords, profiles, protocol link. */
 export default function accountsRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (root) => {
@@ -57,7 +61,12 @@ export default function accountsRoutes(ctx: AppContext): FastifyPluginAsync {
       app.post(
         path,
         { schema: { body: zPatientCreate, response: { 201: envelope(zCreatedAccount) } } },
-        async (request, reply) => reply.status(201).send({ data: await createPatient(ctx, request, request.body) }),
+        async (request, reply) => {
+          // Each registration mails an activation link: one address must not turn the portal
+          // into a mail cannon aimed at strangers' inboxes.
+          await claimRate(ctx, `register:${request.ip}`, REGISTRATION_RATE);
+          return reply.status(201).send({ data: await createPatient(ctx, request, request.body) });
+        },
       );
     }
 

@@ -230,3 +230,45 @@ describe('patient self-registration', () => {
     expect(row.patientUserId).toBe(res.json().data.id);
   });
 });
+
+describe('registration pace per client address', () => {
+  let portal: TestPortal;
+  beforeAll(async () => {
+    portal = await startTestPortal();
+  });
+  afterAll(async () => portal?.destroy());
+
+  it('refuses the 21st registration within an hour from one address with 429, and lets it through an hour later', async () => {
+    const attempt = (remoteAddress: string) =>
+      portal.app.inject({
+        method: 'POST',
+        url: '/api/v2/auth/user/create',
+        remoteAddress,
+        payload: {
+          name: 'Bia Souza',
+          login: 'bia@mail.test',
+          password: 'Horizonte#2026',
+          confirmPassword: 'Horizonte#2026',
+          dateOfBirth: '02/03/1990',
+          language: 'pt-br',
+          serviceTerms: true,
+        },
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) statuses.push((await attempt('203.0.113.9')).statusCode);
+    expect(statuses[0]).toBe(201);
+    expect(new Set(statuses.slice(1))).toEqual(new Set([404]));
+    const refused = await attempt('203.0.113.9');
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await attempt('198.51.100.7')).statusCode).toBe(404);
+    portal.clock.advance(3600_000 + 1000);
+    expect((await attempt('203.0.113.9')).statusCode).toBe(404);
+    const mails = await portal.ctx.db
+      .selectFrom('outbox')
+      .select('id')
+      .where('recipient', '=', 'bia@mail.test')
+      .execute();
+    expect(mails).toHaveLength(1);
+  });
+});
