@@ -124,6 +124,29 @@ describe('patient account screen', () => {
     await page.context().close();
   });
 
+  it('signs in by CPF, remembers it on this browser and forgets it on request', async () => {
+    const page = await openPage(browser, portal.baseUrl, '/login', true);
+    await page.getByText('CPF', { exact: true }).click();
+    await page.getByRole('textbox', { name: /^CPF/ }).pressSequentially('52998224725');
+    await page.getByLabel(/^Senha/).fill(password);
+    await page.getByRole('checkbox', { name: 'Lembrar meu CPF neste aparelho' }).check();
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.waitForURL('**/dashboard/patient/protocols');
+    const cookies = await page.context().cookies();
+    expect(cookies.find((c) => c.name === 'remember')?.value).toBe('52998224725');
+    expect(cookies.find((c) => c.name === 'hint')?.value).toBe(encodeURIComponent('529.***.**7-25'));
+
+    await page.getByRole('button', { name: 'Sair' }).click();
+    await page.waitForURL('**/login');
+    // The remembered CPF opens the CPF mode, filled in.
+    const cpf = page.getByRole('textbox', { name: /^CPF/ });
+    expect(await cpf.inputValue()).toBe('529.982.247-25');
+    await page.getByRole('button', { name: 'Esquecer CPF' }).click();
+    expect(await cpf.inputValue()).toBe('');
+    expect((await page.context().cookies()).some((c) => c.name === 'remember')).toBe(false);
+    await page.context().close();
+  });
+
   it('turns on two-step verification with a code sent to the phone, and the login then asks for it', async () => {
     const page = await signedIn();
     await page.goto('/patient/edit');

@@ -261,6 +261,14 @@ describe('institution login and legal pages', () => {
     await page.getByRole('link', { name: /WhatsApp/ }).waitFor();
     await screenshotBothWidths(page, 'institution-login');
     await expectAccessible(page, '/instituicao/clinvida');
+
+    // Signed in from the clinic's page, the logout returns there (spec 4.3).
+    await page.getByRole('textbox', { name: /^Protocolo ou e-mail/ }).fill('ana.souza@example.com');
+    await page.getByLabel(/^Senha/).fill('Nova-senha-2027');
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.waitForURL('**/dashboard/patient/protocols');
+    await page.getByRole('button', { name: 'Sair' }).click();
+    await page.waitForURL('**/instituicao/clinvida');
     await page.goto('/instituicao/nao-existe');
     await page.getByRole('heading', { level: 1, name: 'Página não encontrada' }).waitFor();
     await page.context().close();
