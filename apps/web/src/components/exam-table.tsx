@@ -1,0 +1,215 @@
+import { Badge, Button, Card, Group, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import { EXAM_STATUS_LABELS } from '@portal/shared/exam-status';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { examDisplay, type ExamDisplay } from './exam-display';
+import type { Exam } from './results-api';
+
+export interface ExamActions {
+  onReport: (exam: Exam, resourceId: string) => void;
+  onImage: (exam: Exam, resourceId: string) => void;
+  onSignature: (exam: Exam, resourceId: string) => void;
+  busy?: string | null;
+}
+
+function RectificationIcon() {
+  const { t } = useTranslation('results');
+  return (
+    <Tooltip label={t('exam.awaitingRectification')}>
+      <Group gap={4} wrap="nowrap" c="red.9">
+        <svg
+          width={18}
+          height={18}
+          viewBox="0 0 24 24"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth={2}
+          aria-hidden="true"
+        >
+          <circle cx="12" cy="12" r="9" />
+          <path d="M12 7v6M12 16.5v.5" />
+        </svg>
+        <Text size="xs" fw={600}>
+          {t('exam.awaitingRectification')}
+        </Text>
+      </Group>
+    </Tooltip>
+  );
+}
+
+function ReadBadge({ read }: { read: boolean }) {
+  const { t } = useTranslation('results');
+  return (
+    <Badge variant={read ? 'light' : 'filled'} color={read ? 'gray' : 'blue.9'} data-testid="exam-read-state">
+      {read ? t('exam.read') : t('exam.unread')}
+    </Badge>
+  );
+}
+
+function FileButtons({ exam, d, actions }: { exam: Exam; d: ExamDisplay; actions: ExamActions }) {
+  const { t } = useTranslation('results');
+  const label = exam.description;
+  return (
+    <Group gap={6} wrap="wrap">
+      {d.awaitingRectification && <RectificationIcon />}
+      {d.reportId && (
+        <Button
+          size="compact-sm"
+          variant="light"
+          aria-label={t('exam.openReportOf', { exam: label })}
+          loading={actions.busy === `report:${d.reportId}:false`}
+          onClick={() => actions.onReport(exam, d.reportId ?? '')}
+        >
+          {t('exam.report')}
+        </Button>
+      )}
+      {d.imageId && (
+        <Button
+          size="compact-sm"
+          variant="light"
+          aria-label={t('exam.openImageOf', { exam: label })}
+          loading={actions.busy === `image:${d.imageId}:false`}
+          onClick={() => actions.onImage(exam, d.imageId ?? '')}
+        >
+          {t('exam.image')}
+        </Button>
+      )}
+      {d.signedId && (
+        <Button
+          size="compact-sm"
+          variant="subtle"
+          aria-label={t('exam.signedOf', { exam: label })}
+          onClick={() => actions.onSignature(exam, d.signedId ?? '')}
+        >
+          {t('exam.signed')}
+        </Button>
+      )}
+      {!d.reportId && !d.imageId && !d.awaitingRectification && (
+        <Text size="xs" c="dimmed">
+          {t('exam.noFiles')}
+        </Text>
+      )}
+    </Group>
+  );
+}
+
+function StatusCode({ d }: { d: ExamDisplay }) {
+  return (
+    <Tooltip label={EXAM_STATUS_LABELS[d.code]}>
+      <Badge variant="outline" color={d.code === 'D' ? 'gray' : 'blue'} aria-label={EXAM_STATUS_LABELS[d.code]}>
+        {d.code}
+      </Badge>
+    </Tooltip>
+  );
+}
+
+function ServiceDate({ d }: { d: ExamDisplay }) {
+  const { t } = useTranslation('results');
+  if (!d.serviceDate) return <>{t('list.notInformed')}</>;
+  return <>{d.updated ? t('exam.updatedAt', { date: d.serviceDate }) : d.serviceDate}</>;
+}
+
+/**
+ * The exams of one protocol (spec 2.8): a table on wide screens and cards on phones. Discarded
+ * exams are greyed; a pending rectification withholds the report (spec 4.1).
+ */
+export function ExamTable({
+  exams,
+  showStatus,
+  showRequester,
+  actions,
+  caption,
+}: {
+  exams: Exam[];
+  showStatus: boolean;
+  showRequester: boolean;
+  actions: ExamActions;
+  caption?: ReactNode;
+}) {
+  const { t } = useTranslation('results');
+  const phone = useMediaQuery('(max-width: 48em)');
+  const rows = exams.map((exam) => ({ exam, d: examDisplay(exam) }));
+
+  if (phone) {
+    return (
+      <Stack gap="xs" data-testid="exam-cards">
+        {rows.map(({ exam, d }) => (
+          <Card key={exam.id} withBorder padding="sm" opacity={d.greyed ? 0.55 : 1} data-testid="exam-row">
+            <Stack gap={4}>
+              <Group justify="space-between" wrap="nowrap" align="flex-start">
+                <Text fw={600} size="sm">
+                  {exam.description}
+                </Text>
+                <ReadBadge read={exam.examRead} />
+              </Group>
+              <Text size="xs">
+                {t('exam.modality')}: {exam.modalityName}
+                {showStatus && (
+                  <>
+                    {' · '}
+                    {t('exam.status')}: <StatusCode d={d} />
+                  </>
+                )}
+              </Text>
+              {showRequester && exam.requesterName && (
+                <Text size="xs">
+                  {t('exam.requester')}: {exam.requesterName}
+                </Text>
+              )}
+              <Text size="xs">
+                {t('exam.delivered')}: {d.deliveredDate ?? t('list.notInformed')} · {t('exam.service')}:{' '}
+                <ServiceDate d={d} />
+              </Text>
+              <FileButtons exam={exam} d={d} actions={actions} />
+            </Stack>
+          </Card>
+        ))}
+      </Stack>
+    );
+  }
+
+  return (
+    <Table.ScrollContainer minWidth={720}>
+      <Table striped highlightOnHover withTableBorder verticalSpacing="xs" data-testid="exam-table">
+        {caption && <Table.Caption>{caption}</Table.Caption>}
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th scope="col">{t('exam.delivered')}</Table.Th>
+            {showStatus && <Table.Th scope="col">{t('exam.status')}</Table.Th>}
+            {showRequester && <Table.Th scope="col">{t('exam.requester')}</Table.Th>}
+            <Table.Th scope="col">{t('exam.modality')}</Table.Th>
+            <Table.Th scope="col">{t('exam.description')}</Table.Th>
+            <Table.Th scope="col">{t('exam.service')}</Table.Th>
+            <Table.Th scope="col">{t('exam.readState')}</Table.Th>
+            <Table.Th scope="col">{t('exam.files')}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map(({ exam, d }) => (
+            <Table.Tr key={exam.id} c={d.greyed ? 'dimmed' : undefined} data-testid="exam-row" data-greyed={d.greyed}>
+              <Table.Td>{d.deliveredDate ?? t('list.notInformed')}</Table.Td>
+              {showStatus && (
+                <Table.Td>
+                  <StatusCode d={d} />
+                </Table.Td>
+              )}
+              {showRequester && <Table.Td>{exam.requesterName ?? t('list.notInformed')}</Table.Td>}
+              <Table.Td>{exam.modalityName}</Table.Td>
+              <Table.Td>{exam.description}</Table.Td>
+              <Table.Td>
+                <ServiceDate d={d} />
+              </Table.Td>
+              <Table.Td>
+                <ReadBadge read={exam.examRead} />
+              </Table.Td>
+              <Table.Td>
+                <FileButtons exam={exam} d={d} actions={actions} />
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}

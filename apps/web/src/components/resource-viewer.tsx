@@ -1,0 +1,98 @@
+import { Anchor, Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { TOAST_MS } from '@portal/shared/limits';
+import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ApiError } from '../lib/api-client';
+import { errorText, isServerError } from '../lib/errors';
+import { notify } from '../lib/notify';
+import { type DownloadedFile, fetchFile, saveFile, useMarkRead } from './results-api';
+
+interface Shown {
+  title: string;
+  url: string;
+  file: DownloadedFile;
+}
+
+type Kind = 'report' | 'image' | 'signature';
+
+/**
+ * Opens reports and images in an in-page viewer (a blob URL, so the bearer token never goes into
+ * a link) and marks them read on screen as soon as the server has served them (spec 4.2).
+ */
+export function useResourceOpener() {
+  const { t } = useTranslation('results');
+  const markRead = useMarkRead();
+  const [shown, setShown] = useState<Shown | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+
+  useEffect(() => () => (shown ? URL.revokeObjectURL(shown.url) : undefined), [shown]);
+
+  const open = useCallback(
+    async (
+      kind: Kind,
+      resourceId: string,
+      target: { requestId: string; examIds: readonly string[] | 'all'; title: string },
+      showAll = false,
+    ) => {
+      setBusy(`${kind}:${resourceId}:${showAll}`);
+      try {
+        const file = await fetchFile(`/api/v2/delivery/resource/${kind}`, {
+          query: { resourceId, request: target.requestId, showAll: showAll || undefined },
+        });
+        if (kind === 'signature') {
+          saveFile(file);
+          return;
+        }
+        markRead(target.requestId, target.examIds);
+        setShown({ title: target.title, url: URL.createObjectURL(file.blob), file });
+      } catch (error) {
+        const status = error instanceof ApiError ? error.status : 0;
+        if (status === 401) return;
+        if (isServerError(error)) notify('error', errorText(error), TOAST_MS.long);
+        else if (status === 404 || status === 409 || status === 410)
+          notify('info', t('detail.unavailable'), TOAST_MS.long);
+        else notify('error', errorText(error), TOAST_MS.long);
+      } finally {
+        setBusy(null);
+      }
+    },
+    [markRead, t],
+  );
+
+  const viewer = (
+    <Modal
+      opened={shown !== null}
+      onClose={() => setShown(null)}
+      title={shown?.title}
+      size="xl"
+      fullScreen={false}
+      closeButtonProps={{ 'aria-label': t('viewer.close') }}
+    >
+      {shown && (
+        <Stack gap="sm">
+          <Group gap="sm">
+            <Button size="xs" variant="light" onClick={() => saveFile(shown.file)}>
+              {t('viewer.download')}
+            </Button>
+            <Anchor href={shown.url} target="_blank" rel="noopener" size="sm">
+              {t('viewer.newTab')}
+            </Anchor>
+          </Group>
+          {shown.file.blob.type.startsWith('image/') ? (
+            <img src={shown.url} alt={shown.title} style={{ maxWidth: '100%', height: 'auto' }} />
+          ) : shown.file.blob.type === 'application/pdf' ? (
+            <iframe
+              src={shown.url}
+              title={shown.title}
+              style={{ width: '100%', height: '70vh', border: '1px solid var(--mantine-color-gray-4)' }}
+            />
+          ) : (
+            <Text size="sm">{t('viewer.noPreview')}</Text>
+          )}
+        </Stack>
+      )}
+    </Modal>
+  );
+
+  return { open, busy, viewer };
+}

@@ -1,0 +1,61 @@
+import { Alert, Container, Group, Loader, Stack, Text, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { BackToTop, Pager } from '../../../components/list-controls';
+import { pageCount } from '../../../components/pager-window';
+import type { Page, ProtocolItem } from '../../../components/results-api';
+import { errorText } from '../../../lib/errors';
+import { usePageTitle } from '../../../lib/use-page-title';
+
+/** Title, filters, the list or its empty message, the pager and back-to-top (spec 2.7). */
+export function DashboardFrame({
+  title,
+  actions,
+  filters,
+  query,
+  page,
+  setPage,
+  children,
+}: {
+  title: string;
+  actions?: ReactNode;
+  filters: ReactNode;
+  query: { data?: Page<ProtocolItem>; isPending: boolean; isFetching: boolean; isError: boolean; error: unknown };
+  page: number;
+  setPage: (page: number) => void;
+  children: (items: ProtocolItem[]) => ReactNode;
+}) {
+  const { t } = useTranslation(['results', 'common']);
+  usePageTitle(title);
+  const data = query.data;
+  return (
+    <Container size="lg" px="sm" py="lg">
+      <Stack gap="md">
+        <Group justify="space-between" align="center" wrap="wrap">
+          <Title order={1} size="h2">
+            {title}
+          </Title>
+          {actions && <Group gap="xs">{actions}</Group>}
+        </Group>
+        <Group align="flex-end" gap="md" wrap="wrap">
+          {filters}
+          {query.isFetching && <Loader size="sm" aria-label={t('common:loading.text')} />}
+        </Group>
+        {query.isError ? (
+          <Alert color="red">{errorText(query.error)}</Alert>
+        ) : query.isPending || !data ? null : data.items.length === 0 ? (
+          <Text data-testid="list-empty">{t('results:list.empty')}</Text>
+        ) : (
+          <>
+            <Text size="sm" c="dimmed" aria-live="polite">
+              {t('results:list.total', { total: data.total })}
+            </Text>
+            {children(data.items)}
+            <Pager page={page} pages={pageCount(data.total, data.size)} onChange={setPage} />
+          </>
+        )}
+      </Stack>
+      <BackToTop />
+    </Container>
+  );
+}

@@ -1,0 +1,104 @@
+import { Button } from '@mantine/core';
+import { PAGE_SIZE, PATIENT_DATE_PRESETS } from '@portal/shared/limits';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { DateRangeFilter, ReadFilter, RefreshLink, SearchBox } from '../../../components/list-controls';
+import { type ProtocolItem, useProtocolList } from '../../../components/results-api';
+import { useCredentials } from '../../../lib/session';
+import { HistoryModal } from '../../history/components/history-modal';
+import { LinkProtocolModal } from '../../link-protocol/components/link-protocol-modal';
+import { ShareModal } from '../../shares/components/share-modal';
+import { useShareEnabled } from '../api/dashboard-api';
+import { useListFilters } from '../hooks/use-list-filters';
+import { DashboardFrame } from './dashboard-frame';
+import { ProtocolList } from './protocol-list';
+
+/** Spec 2.7: the patient's protocols, with link, share and history. */
+export default function PatientDashboardPage() {
+  const { t } = useTranslation('results');
+  const credentials = useCredentials();
+  const filters = useListFilters('last6Months', PAGE_SIZE.patient);
+  const list = useProtocolList('dashboard', filters.params);
+  const [linking, setLinking] = useState(false);
+  const [sharing, setSharing] = useState<ProtocolItem | null>(null);
+  const [history, setHistory] = useState(false);
+  const items = list.data?.items ?? [];
+  const shareEnabled = useShareEnabled(items.map((p) => p.institutionId));
+  const hasHistory = items.some((p) => p.showHistoricButton);
+
+  return (
+    <>
+      <DashboardFrame
+        title={t('titles.patient')}
+        actions={
+          <>
+            <Button onClick={() => setLinking(true)}>{t('link.open')}</Button>
+            {hasHistory && (
+              <Button variant="light" onClick={() => setHistory(true)}>
+                {t('history.open')}
+              </Button>
+            )}
+          </>
+        }
+        filters={
+          <>
+            {filters.range && (
+              <DateRangeFilter value={filters.range} onChange={filters.setRange} presets={PATIENT_DATE_PRESETS} />
+            )}
+            <SearchBox onSearch={filters.setSearch} />
+            <ReadFilter value={filters.read} onChange={filters.setRead} />
+            <RefreshLink
+              onClick={() => {
+                filters.setForceRefresh(true);
+                void list.refetch();
+              }}
+            />
+          </>
+        }
+        query={list}
+        page={filters.page}
+        setPage={filters.setPage}
+      >
+        {(rows) => (
+          <ProtocolList
+            items={rows}
+            detailPath="/dashboard/patient/showprotocol"
+            showPatient={false}
+            showRequester
+            actions={(p) => (
+              <>
+                {shareEnabled.data?.get(p.institutionId) && (
+                  <Button
+                    size="compact-sm"
+                    variant="subtle"
+                    aria-label={t('share.openFor', { number: p.number })}
+                    onClick={() => setSharing(p)}
+                  >
+                    {t('share.open')}
+                  </Button>
+                )}
+                {p.showHistoricButton && (
+                  <Button
+                    size="compact-sm"
+                    variant="subtle"
+                    aria-label={t('history.openFor', { number: p.number })}
+                    onClick={() => setHistory(true)}
+                  >
+                    {t('history.open')}
+                  </Button>
+                )}
+              </>
+            )}
+          />
+        )}
+      </DashboardFrame>
+      <LinkProtocolModal
+        opened={linking}
+        onClose={() => setLinking(false)}
+        patientUserId={credentials?.user?.identifier ?? ''}
+      />
+      <ShareModal protocol={sharing} onClose={() => setSharing(null)} />
+      {history && <HistoryModal opened={history} onClose={() => setHistory(false)} />}
+    </>
+  );
+}

@@ -1,0 +1,209 @@
+import { LineChart } from '@mantine/charts';
+import '@mantine/charts/styles.css';
+import { Alert, Button, Group, Loader, Modal, Select, Stack, Table, Text } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { DELAY_MS, PATIENT_DATE_PRESETS, TOAST_MS } from '@portal/shared/limits';
+import dayjs from 'dayjs';
+import { useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ReferenceArea } from 'recharts';
+import { type DateRange, presetRange, rangeQuery } from '../../../components/date-presets';
+import { DateRangeFilter } from '../../../components/list-controls';
+import { saveFile } from '../../../components/results-api';
+import { formatExamDate } from '../../../lib/dates';
+import { errorText } from '../../../lib/errors';
+import { notify } from '../../../lib/notify';
+import { useAttributes, useExamTypes, useHistory } from '../api/history-api';
+import { chartData, rangeFlag, truncateCell } from '../history-format';
+import { chartImage, historyPdf } from '../history-pdf';
+
+// Spec 9: the history picker opens on the last 6 months (DEFAULT_RANGE.history).
+const defaultRange = (): DateRange => presetRange('last6Months');
+
+/** Spec 2.9 and 4.9: the patient's numeric results over time, as a table and a chart, printable to PDF. */
+export function HistoryModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+  const { t } = useTranslation(['results', 'common']);
+  const [range, setRange] = useState<DateRange>(defaultRange);
+  const query = useMemo(() => rangeQuery(range), [range]);
+  // Spec 4.9 and 9: the exam types load one second after the range settles.
+  const [settled] = useDebouncedValue(query, DELAY_MS.historyTypeLoad);
+  const ready = opened && settled.initialDate === query.initialDate && settled.finalDate === query.finalDate;
+  const types = useExamTypes(settled, ready);
+  // Exactly one choice is picked for the patient (spec 4.9); otherwise the patient chooses.
+  const [chosenType, setTypeId] = useState<string | null>(null);
+  const typeId =
+    types.data?.length === 1
+      ? (types.data[0]?.id ?? null)
+      : types.data?.some((x) => x.id === chosenType)
+        ? chosenType
+        : null;
+  const attributes = useAttributes(settled, ready ? typeId : null);
+  const [chosenAttribute, setAttributeId] = useState<string | null>(null);
+  const attributeId =
+    attributes.data?.length === 1
+      ? (attributes.data[0]?.id ?? null)
+      : attributes.data?.some((x) => x.id === chosenAttribute)
+        ? chosenAttribute
+        : null;
+  const history = useHistory(settled, ready ? typeId : null, attributeId);
+  const chartRef = useRef<HTMLDivElement>(null);
+  const [printing, setPrinting] = useState(false);
+
+  const table = attributeId ? history.data : undefined;
+  const points = table?.series ?? [];
+  const data = chartData(points).map((p) => ({ ...p, date: formatExamDate(p.date) ?? p.date }));
+  const reference = points.find((p) => p.referenceMin !== null && p.referenceMax !== null);
+  const unit = points.find((p) => p.unit)?.unit ?? '';
+  const typeName = types.data?.find((x) => x.id === typeId)?.name ?? '';
+  const attributeName = attributes.data?.find((x) => x.id === attributeId)?.name ?? '';
+
+  const print = async () => {
+    if (!table) return;
+    setPrinting(true);
+    try {
+      const svg = chartRef.current?.querySelector('svg.recharts-surface');
+      const chart = svg instanceof SVGSVGElement ? await chartImage(svg) : null;
+      const blob = await historyPdf({
+        title: `${typeName} · ${attributeName}`,
+        subtitle: t('results:history.period', { from: query.initialDate, to: query.finalDate }),
+        chart,
+        columns: table.columns,
+        rows: table.rows,
+      });
+      saveFile({ blob, fileName: `historico-${dayjs().format('YYYYMMDD-HHmm')}.pdf` });
+    } catch {
+      notify('error', t('results:history.printError'), TOAST_MS.long);
+    } finally {
+      setPrinting(false);
+    }
+  };
+
+  const columnCount = table?.columns.length ?? 0;
+  return (
+    <Modal
+      opened={opened}
+      onClose={onClose}
+      title={t('results:history.title')}
+      size="80rem"
+      closeButtonProps={{ 'aria-label': t('results:modal.close') }}
+    >
+      <Stack gap="md">
+        <Group align="flex-end" gap="md" wrap="wrap">
+          <DateRangeFilter value={range} onChange={setRange} presets={PATIENT_DATE_PRESETS} />
+          <Select
+            label={t('results:history.examType')}
+            placeholder={t('results:history.choose')}
+            data={(types.data ?? []).map((x) => ({ value: x.id, label: x.name }))}
+            value={typeId}
+            onChange={(v) => {
+              setTypeId(v);
+              setAttributeId(null);
+            }}
+            disabled={!types.data || types.data.length === 0}
+            miw={240}
+          />
+          <Select
+            label={t('results:history.attribute')}
+            placeholder={t('results:history.choose')}
+            data={(attributes.data ?? []).map((x) => ({ value: x.id, label: x.name }))}
+            value={attributeId}
+            onChange={setAttributeId}
+            disabled={!typeId || !attributes.data || attributes.data.length === 0}
+            miw={240}
+          />
+        </Group>
+        {(!ready || types.isFetching || attributes.isFetching || history.isFetching) && (
+          <Loader size="sm" aria-label={t('common:loading.text')} />
+        )}
+        {types.isError && <Alert color="red">{errorText(types.error)}</Alert>}
+        {ready && types.data && types.data.length === 0 && <Text size="sm">{t('results:history.empty')}</Text>}
+        {table && table.columns.length > 1 && (
+          <>
+            <Table.ScrollContainer minWidth={Math.min(1200, 160 + columnCount * 110)}>
+              <Table withTableBorder withColumnBorders striped data-testid="history-table">
+                <Table.Thead>
+                  <Table.Tr>
+                    {table.columns.map((c, i) => (
+                      <Table.Th key={`${c}-${i}`} scope="col">
+                        {truncateCell(c, columnCount)}
+                      </Table.Th>
+                    ))}
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {table.rows.map((row, r) => (
+                    <Table.Tr key={r}>
+                      {row.map((cell, c) => {
+                        const point = r === 0 && c > 0 ? points[c - 1] : undefined;
+                        const flag = point ? rangeFlag(point.value, point.referenceMin, point.referenceMax) : null;
+                        const text = truncateCell(cell, columnCount);
+                        if (c === 0) {
+                          return (
+                            <Table.Th key={c} scope="row" title={cell !== text ? cell : undefined}>
+                              {text}
+                            </Table.Th>
+                          );
+                        }
+                        return (
+                          <Table.Td
+                            key={c}
+                            title={cell !== text ? cell : undefined}
+                            c={flag ? 'red.9' : undefined}
+                            fw={flag ? 700 : undefined}
+                            data-flag={flag ?? undefined}
+                          >
+                            {text}
+                            {flag && ` (${t(`results:history.${flag}`)})`}
+                          </Table.Td>
+                        );
+                      })}
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+            {data.length > 0 && (
+              <div
+                ref={chartRef}
+                data-testid="history-chart"
+                role="img"
+                aria-label={t('results:history.chartLabel', { name: attributeName })}
+              >
+                <LineChart
+                  h={280}
+                  data={data}
+                  dataKey="date"
+                  unit={unit ? ` ${unit}` : undefined}
+                  series={[
+                    { name: 'value', label: attributeName, color: 'blue.7' },
+                    { name: 'outside', label: t('results:history.outside'), color: 'red.8' },
+                  ]}
+                  connectNulls={false}
+                  curveType="linear"
+                  withLegend
+                  lineProps={(series) => (series.name === 'outside' ? { strokeWidth: 0, dot: { r: 5 } } : {})}
+                  yAxisProps={{ domain: ['auto', 'auto'] }}
+                >
+                  {reference && (
+                    <ReferenceArea
+                      y1={reference.referenceMin ?? undefined}
+                      y2={reference.referenceMax ?? undefined}
+                      fill="#40c057"
+                      fillOpacity={0.15}
+                      ifOverflow="extendDomain"
+                    />
+                  )}
+                </LineChart>
+              </div>
+            )}
+            <Group justify="flex-end">
+              <Button onClick={() => void print()} loading={printing}>
+                {t('results:history.print')}
+              </Button>
+            </Group>
+          </>
+        )}
+      </Stack>
+    </Modal>
+  );
+}

@@ -1,0 +1,638 @@
+import fs from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
+import { ROOT } from './support/build';
+import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
+import { openPage, signIn } from './support/pages';
+import { type RunningPortal, startPortal } from './support/portal';
+
+// ---- data through the real APIs (contract 5 and 6) ----
+
+/** A one-page PDF with a line of text, with a correct cross-reference table. */
+function pdfWith(text: string): Buffer {
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    '',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  const stream = `BT /F1 18 Tf 72 760 Td (${text}) Tj ET`;
+  objects[3] = `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`;
+  let body = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((object, i) => {
+    offsets.push(body.length);
+    body += `${i + 1} 0 obj\n${object}\nendobj\n`;
+  });
+  const xref = body.length;
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const offset of offsets) body += `${String(offset).padStart(10, '0')} 00000 n \n`;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(body, 'latin1');
+}
+
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+async function call<T>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+  return (text ? (JSON.parse(text) as { data: T }).data : undefined) as T;
+}
+
+async function upload(baseUrl: string, apiKey: string, path: string, type: string, bytes: Buffer) {
+  const response = await fetch(`${baseUrl}/api/v2/delivery/ingest/protocols/${path}`, {
+    method: 'PUT',
+    headers: { 'x-api-key': apiKey, 'content-type': type },
+    body: new Uint8Array(bytes),
+  });
+  if (!response.ok) throw new Error(`upload ${path} answered ${response.status}: ${await response.text()}`);
+}
+
+interface ExamSpec {
+  key: string;
+  description: string;
+  type?: string;
+  modality?: [string, string];
+  requester?: { identifier: string; name: string; crm?: string; uf?: string };
+  status?: string;
+  rectificationStatus?: string;
+  performedAt: string;
+  report?: boolean;
+  signed?: boolean;
+  image?: boolean;
+  analytes?: Array<{
+    code: string;
+    name: string;
+    unit?: string;
+    value: number | string;
+    referenceMin?: number;
+    referenceMax?: number;
+  }>;
+}
+
+async function ingest(
+  baseUrl: string,
+  apiKey: string,
+  number: string,
+  protocol: {
+    password: string;
+    requestedAt: string;
+    tag?: string;
+    patient: { patientId: string; name: string; birthDate: string; gender: string; email?: string; phone?: string };
+    exams: ExamSpec[];
+  },
+): Promise<string> {
+  const result = await call<{ requestId: string }>(
+    baseUrl,
+    'PUT',
+    `/api/v2/delivery/ingest/protocols/${number}`,
+    {
+      password: protocol.password,
+      requestedAt: protocol.requestedAt,
+      tag: protocol.tag,
+      patient: protocol.patient,
+      exams: protocol.exams.map((e) => ({
+        examKey: e.key,
+        description: e.description,
+        type: e.type ?? e.description,
+        modalityCode: e.modality?.[0] ?? 'LAB',
+        modalityName: e.modality?.[1] ?? 'Laboratório',
+        requester: e.requester,
+        status: e.status ?? 'RELEASED',
+        rectificationStatus: e.rectificationStatus,
+        performedAt: e.performedAt,
+        deliveredAt: e.performedAt,
+        analytes: e.analytes,
+      })),
+    },
+    { 'x-api-key': apiKey },
+  );
+  for (const e of protocol.exams) {
+    const base = `${number}/exams/${e.key}/resources`;
+    if (e.report)
+      await upload(
+        baseUrl,
+        apiKey,
+        `${base}/${e.key}-laudo?type=REPORT`,
+        'application/pdf',
+        pdfWith(`Laudo ${e.description} ${number}`),
+      );
+    if (e.signed)
+      await upload(baseUrl, apiKey, `${base}/${e.key}-laudo/signed`, 'application/pdf', pdfWith(`Assinado ${number}`));
+    if (e.image) await upload(baseUrl, apiKey, `${base}/${e.key}-img?type=IMAGE`, 'image/png', PNG);
+  }
+  return result.requestId;
+}
+
+const daysAgo = (days: number, hour = 13) => {
+  const d = new Date(Date.now() - days * 24 * 3600_000);
+  d.setUTCHours(hour, 0, 0, 0);
+  return d.toISOString();
+};
+
+async function signInApi(baseUrl: string, userName: string, password: string): Promise<{ token: string; id: string }> {
+  const result = await call<{ accessToken: string; user: { identifier: string } }>(
+    baseUrl,
+    'POST',
+    '/api/v2/auth/login',
+    {
+      userName,
+      password,
+      appKey: 'login',
+    },
+  );
+  // Pending terms would open the acceptance modal on every screen; the terms journey covers it.
+  const auth = { authorization: `Bearer ${result.accessToken}` };
+  const pending = await call<Array<{ id: string; newTerm: boolean }>>(
+    baseUrl,
+    'GET',
+    '/api/v2/delivery/term/user',
+    undefined,
+    auth,
+  );
+  const ids = pending.filter((t) => t.newTerm).map((t) => t.id);
+  if (ids.length > 0) await call(baseUrl, 'POST', '/api/v2/delivery/term/user', { termIds: ids }, auth);
+  return { token: result.accessToken, id: result.user.identifier };
+}
+
+// Journeys run the app as built by `vite build --outDir` into WEB_DIST when given, else apps/web/dist.
+const webDist = process.env.WEB_DIST ?? `${ROOT}/apps/web/dist`;
+
+let mailbox: Mailbox;
+let portal: RunningPortal;
+let browser: Browser;
+let patient: { token: string; id: string };
+const patientEmail = 'maria.lima@example.com';
+const patientPassword = 'Aurora-2026-conta';
+const maria = {
+  patientId: 'PAC-1',
+  name: 'Maria Lima',
+  birthDate: '1984-07-09',
+  gender: 'FEMALE',
+  email: patientEmail,
+  phone: '(11) 98888-1111',
+};
+const requester = { identifier: 'MED-9', name: 'Dra. Helena Prado', crm: '55555', uf: 'SP' };
+
+beforeAll(async () => {
+  mailbox = await startMailbox();
+  portal = await startPortal({ SMTP_URL: mailbox.url, WEB_DIST: webDist });
+  browser = await launchBrowser();
+  const admin = await call<{ accessToken: string }>(portal.baseUrl, 'POST', '/api/v2/auth/login', {
+    userName: portal.admin.email,
+    password: portal.admin.password,
+    appKey: 'admin',
+  });
+  const institution = await call<{ id: string; apiKey: string }>(
+    portal.baseUrl,
+    'POST',
+    '/api/administrationbe/institution',
+    {
+      code: 'AURORA',
+      name: 'Clínica Aurora',
+      viewType: 2,
+      settings: { shareEnabled: true, hasExamStatusVisualizer: true },
+    },
+    { authorization: `Bearer ${admin.accessToken}` },
+  );
+  const key = institution.apiKey;
+  const base = portal.baseUrl;
+
+  // P-001: a lab exam with history values, an X-ray with an image, one awaiting rectification, one discarded.
+  await ingest(base, key, 'P-001', {
+    password: 'senha-P001',
+    requestedAt: daysAgo(3),
+    patient: maria,
+    exams: [
+      {
+        key: 'HEMO1',
+        description: 'Hemograma completo',
+        type: 'HEMOGRAMA',
+        requester,
+        performedAt: daysAgo(3),
+        report: true,
+        signed: true,
+        analytes: [{ code: 'HB', name: 'Hemoglobina', unit: 'g/dL', value: 17.4, referenceMin: 12, referenceMax: 16 }],
+      },
+      {
+        key: 'RX1',
+        description: 'Raio-X de tórax',
+        type: 'RX',
+        modality: ['CR', 'Radiografia'],
+        requester,
+        performedAt: daysAgo(3),
+        report: true,
+        image: true,
+      },
+      {
+        key: 'USG1',
+        description: 'Ultrassom de abdome',
+        type: 'USG',
+        modality: ['US', 'Ultrassom'],
+        requester,
+        performedAt: daysAgo(3),
+        report: true,
+        rectificationStatus: 'PENDING',
+      },
+      {
+        key: 'GLI1',
+        description: 'Glicemia de jejum',
+        type: 'GLI',
+        requester,
+        status: 'DISCARDED',
+        performedAt: daysAgo(3),
+      },
+    ],
+  });
+  for (const [i, days] of [
+    [2, 40],
+    [3, 80],
+  ] as const) {
+    await ingest(base, key, `P-00${i}`, {
+      password: `senha-P00${i}`,
+      requestedAt: daysAgo(days),
+      patient: maria,
+      exams: [
+        {
+          key: `HEMO${i}`,
+          description: 'Hemograma completo',
+          type: 'HEMOGRAMA',
+          requester,
+          performedAt: daysAgo(days),
+          report: true,
+          analytes: [
+            { code: 'HB', name: 'Hemoglobina', unit: 'g/dL', value: 13 + i / 10, referenceMin: 12, referenceMax: 16 },
+          ],
+        },
+      ],
+    });
+  }
+  await ingest(base, key, 'P-TC', {
+    password: 'senha-PTC',
+    requestedAt: daysAgo(20),
+    patient: maria,
+    exams: [
+      {
+        key: 'TC1',
+        description: 'Tomografia de crânio',
+        modality: ['CT', 'Tomografia'],
+        requester,
+        performedAt: daysAgo(20),
+        report: true,
+      },
+    ],
+  });
+  for (let i = 10; i < 18; i++) {
+    await ingest(base, key, `P-0${i}`, {
+      password: `senha-P0${i}`,
+      requestedAt: daysAgo(30 + i),
+      patient: maria,
+      exams: [
+        { key: `COL${i}`, description: 'Colesterol total', requester, performedAt: daysAgo(30 + i), report: true },
+      ],
+    });
+  }
+  await ingest(base, key, 'P-OLD', {
+    password: 'senha-POLD',
+    requestedAt: daysAgo(250),
+    patient: maria,
+    exams: [
+      {
+        key: 'OLD1',
+        description: 'Eletrocardiograma',
+        modality: ['ECG', 'Eletrocardiografia'],
+        performedAt: daysAgo(250),
+        report: true,
+      },
+    ],
+  });
+  await ingest(base, key, 'P-LINK', {
+    password: 'senha-PLINK',
+    requestedAt: daysAgo(5),
+    patient: maria,
+    exams: [{ key: 'TSH1', description: 'TSH ultrassensível', requester, performedAt: daysAgo(5), report: true }],
+  });
+  // A guest with two protocols under one e-mail and password: the unique-login dashboard.
+  const joao = {
+    patientId: 'PAC-2',
+    name: 'João Reis',
+    birthDate: '1970-01-20',
+    gender: 'MALE',
+    email: 'joao.reis@example.com',
+  };
+  for (const n of ['J-1', 'J-2']) {
+    await ingest(base, key, n, {
+      password: 'senha-Joao',
+      requestedAt: daysAgo(n === 'J-1' ? 4 : 9),
+      patient: joao,
+      exams: [
+        {
+          key: `${n}-E`,
+          description: n === 'J-1' ? 'Ferritina' : 'Vitamina D',
+          requester,
+          performedAt: daysAgo(4),
+          report: true,
+        },
+      ],
+    });
+  }
+
+  // Maria's account, activated from the mail, with every protocol but P-LINK linked to it.
+  await call(base, 'POST', '/api/v2/auth/user/create', {
+    name: maria.name,
+    login: patientEmail,
+    confirmEmailAddress: patientEmail,
+    password: patientPassword,
+    confirmPassword: patientPassword,
+    dateOfBirth: '09/07/1984',
+    language: 'pt-br',
+    serviceTerms: true,
+  });
+  const activation = await fetch(
+    linkIn(await mailbox.waitFor(patientEmail), base, '/api/v2/auth/user/registerValidate'),
+    {
+      redirect: 'manual',
+    },
+  );
+  if (!activation.headers.get('location')?.includes('activeSuccess=true')) throw new Error('activation failed');
+  patient = await signInApi(base, patientEmail, patientPassword);
+  const auth = { authorization: `Bearer ${patient.token}` };
+  for (const n of [
+    'P-001',
+    'P-002',
+    'P-003',
+    'P-TC',
+    'P-OLD',
+    ...Array.from({ length: 8 }, (_, i) => `P-0${10 + i}`),
+  ]) {
+    await call(
+      base,
+      'POST',
+      '/api/v2/auth/user/bindProtocol',
+      { protocol: n, password: `senha-${n.replace('-', '')}`, patientUserId: patient.id },
+      auth,
+    );
+  }
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await portal?.stop();
+  await mailbox?.close();
+});
+
+async function signedInPatient(): Promise<Page> {
+  const page = await openPage(browser, portal.baseUrl, '/login', true);
+  await signIn(page, patientEmail, patientPassword);
+  await page.waitForURL('**/dashboard/patient/protocols');
+  return page;
+}
+
+const rows = (page: Page) => page.getByTestId('protocol-row');
+
+async function pickPreset(page: Page, preset: string): Promise<void> {
+  await page.getByRole('button', { name: /^Período/ }).click();
+  await page.getByRole('button', { name: preset }).click();
+  await page.keyboard.press('Escape');
+}
+
+describe('patient dashboard', () => {
+  it('filters by period, text and read state, pages, and shows a report as read at once', async () => {
+    const page = await signedInPatient();
+    // Default range: the last 6 months (12 protocols; P-OLD is older).
+    await page.getByText('12 protocolo(s) encontrado(s)').waitFor();
+    expect(await rows(page).count()).toBe(10);
+    await screenshotBothWidths(page, 'results-patient-dashboard');
+    await expectAccessible(page, 'patient dashboard');
+
+    const pager = page.getByRole('navigation', { name: 'Paginação' });
+    await pager.getByRole('button', { name: 'Página 2' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="protocol-row"]').length === 2);
+    await pager.getByRole('button', { name: 'Anterior' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="protocol-row"]').length === 10);
+
+    await pickPreset(page, 'Último ano');
+    await page.getByText('13 protocolo(s) encontrado(s)').waitFor();
+    await pickPreset(page, 'Este mês');
+    await page
+      .getByText(/protocolo\(s\) encontrado\(s\)|Nenhum registro/)
+      .first()
+      .waitFor();
+    await pickPreset(page, 'Últimos 6 meses');
+    await page.getByText('12 protocolo(s) encontrado(s)').waitFor();
+
+    const search = page.getByRole('searchbox', { name: 'Buscar' });
+    await search.fill('Tomografia');
+    await page.getByText('1 protocolo(s) encontrado(s)').waitFor();
+    await search.fill('nada-disso');
+    await page.getByText('Nenhum registro encontrado com o filtro informado').waitFor();
+    await screenshotBothWidths(page, 'results-patient-dashboard-empty');
+    await search.fill('Tomografia');
+    await page.getByText('1 protocolo(s) encontrado(s)').waitFor();
+
+    // Expand the row: the exams load then; opening the report marks exam and protocol read.
+    const row = rows(page).first();
+    expect(await row.getByTestId('protocol-read-state').textContent()).toBe('Não lido');
+    await page.getByRole('button', { name: 'Ver exames do protocolo P-TC' }).click();
+    const exam = page.getByTestId('exam-row').first();
+    await exam.waitFor();
+    expect(await exam.getByTestId('exam-read-state').textContent()).toBe('Não lido');
+    await page.getByRole('button', { name: 'Abrir o laudo de Tomografia de crânio' }).click();
+    const viewer = page.getByRole('dialog', { name: 'Tomografia de crânio' });
+    await viewer.waitFor();
+    expect(await exam.getByTestId('exam-read-state').textContent()).toBe('Lido');
+    expect(await row.getByTestId('protocol-read-state').textContent()).toBe('Lido');
+    await screenshotBothWidths(page, 'results-report-viewer');
+    await viewer.getByRole('button', { name: 'Fechar' }).click();
+
+    await search.fill('');
+    await page.getByText('12 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('Lidos', { exact: true }).click();
+    await page.getByText('1 protocolo(s) encontrado(s)').waitFor();
+    expect(await rows(page).first().textContent()).toContain('P-TC');
+    await page.getByText('Não lidos', { exact: true }).click();
+    await page.getByText('11 protocolo(s) encontrado(s)').waitFor();
+    await page.context().close();
+  });
+
+  it('links a protocol with its number and password', async () => {
+    const page = await signedInPatient();
+    await page.getByText('12 protocolo(s) encontrado(s)').waitFor();
+    await page.getByRole('button', { name: 'Adicionar protocolo' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Adicionar protocolo' });
+    await dialog.getByRole('button', { name: 'Adicionar' }).click();
+    expect(await dialog.getByText('Campo obrigatório').count()).toBe(2);
+    await screenshotBothWidths(page, 'results-link-protocol-modal');
+    await expectAccessible(page, 'link protocol modal');
+    await dialog.getByLabel(/^Número do protocolo/).fill('P-LINK');
+    await dialog.getByLabel(/^Senha do protocolo/).fill('senha-PLINK');
+    await dialog.getByRole('button', { name: 'Adicionar' }).click();
+    await page.getByText('Protocolo adicionado à sua conta.').waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByText('13 protocolo(s) encontrado(s)').waitFor();
+    await page.context().close();
+  });
+
+  it('opens a protocol with its header, statuses, rectification and signature help', async () => {
+    const page = await signedInPatient();
+    await page.getByRole('link', { name: 'Abrir o protocolo P-001' }).click();
+    await page.waitForURL('**/dashboard/patient/showprotocol?id=*');
+    await page.getByRole('heading', { level: 1, name: 'Protocolo P-001' }).waitFor();
+    for (const text of ['Clínica Aurora', 'Maria Lima', '09/07/1984', 'Feminino', '(11) 98888-1111', patientEmail]) {
+      await page.getByText(text, { exact: true }).first().waitFor();
+    }
+    // The institution shows status codes; the discarded exam is greyed; the pending rectification withholds its report.
+    await page.getByRole('columnheader', { name: 'Situação' }).waitFor();
+    const discarded = page.getByTestId('exam-row').filter({ hasText: 'Glicemia de jejum' });
+    expect(await discarded.getAttribute('data-greyed')).toBe('true');
+    const usg = page.getByTestId('exam-row').filter({ hasText: 'Ultrassom de abdome' });
+    await usg.getByText('Aguardando retificação').first().waitFor();
+    expect(await usg.getByRole('button', { name: /Abrir o laudo/ }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Ver todos os laudos' }).waitFor();
+    await screenshotBothWidths(page, 'results-protocol-detail');
+    await expectAccessible(page, 'protocol detail');
+
+    await page.getByRole('button', { name: 'Abrir a imagem de Raio-X de tórax' }).click();
+    const viewer = page.getByRole('dialog', { name: 'Raio-X de tórax' });
+    await viewer.locator('img').waitFor();
+    await viewer.getByRole('button', { name: 'Fechar' }).click();
+    const rx = page.getByTestId('exam-row').filter({ hasText: 'Raio-X de tórax' });
+    expect(await rx.getByTestId('exam-read-state').textContent()).toBe('Lido');
+
+    await page.getByRole('button', { name: 'Verificar assinatura digital' }).click();
+    const help = page.getByRole('dialog', { name: 'Verificar assinatura digital' });
+    expect(await help.getByRole('link', { name: 'https://validar.iti.gov.br' }).getAttribute('href')).toBe(
+      'https://validar.iti.gov.br',
+    );
+    await screenshotBothWidths(page, 'results-signature-modal');
+    await expectAccessible(page, 'signature modal');
+    await help.getByRole('button', { name: 'Entendi' }).click();
+
+    await page.getByRole('link', { name: /Voltar para os protocolos/ }).click();
+    await page.waitForURL('**/dashboard/patient/protocols');
+    await page.context().close();
+  });
+
+  it('shows the results history as a table and a chart and prints it to an A4 PDF', async () => {
+    const page = await signedInPatient();
+    await page.getByText(/protocolo\(s\) encontrado\(s\)/).waitFor();
+    await page.getByRole('button', { name: 'Histórico', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Histórico de resultados' });
+    // One exam type and one attribute in the period: both chosen for the patient (spec 4.9).
+    const table = dialog.getByTestId('history-table');
+    await table.waitFor();
+    const headers = await table.getByRole('columnheader').allTextContents();
+    expect(headers).toHaveLength(4);
+    await table.getByRole('rowheader', { name: 'Hemoglobina (g/dL)' }).waitFor();
+    expect(await table.locator('[data-flag="high"]').count()).toBe(1);
+    await dialog.getByTestId('history-chart').locator('svg.recharts-surface').waitFor();
+    await screenshotBothWidths(page, 'results-history-modal');
+    await expectAccessible(page, 'history modal');
+
+    const download = page.waitForEvent('download');
+    await dialog.getByRole('button', { name: 'Imprimir em PDF' }).click();
+    const file = await (await download).path();
+    const pdf = fs.readFileSync(file).toString('latin1');
+    expect(pdf.startsWith('%PDF-')).toBe(true);
+    // A4 in points, and the chart placed 500 points wide at the left margin of 35.
+    const media = /\/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]/.exec(pdf);
+    expect(Number(media?.[1])).toBeCloseTo(595.28, 2);
+    expect(Number(media?.[2])).toBeCloseTo(841.89, 2);
+    const placement = /([\d.]+) 0 0 ([\d.]+) ([\d.]+) ([\d.]+) cm\s*\/I\d+ Do/.exec(pdf);
+    expect(placement).not.toBeNull();
+    const [, width, height, x, y] = (placement ?? []).map(Number);
+    expect(width).toBeCloseTo(500, 1);
+    expect(x).toBeCloseTo(35, 1);
+    expect(841.89 - ((y ?? 0) + (height ?? 0))).toBeGreaterThanOrEqual(35);
+    await page.context().close();
+  });
+
+  it('shares a protocol with two e-mails; the link opens only that protocol until revoked', async () => {
+    const page = await signedInPatient();
+    await page.getByRole('button', { name: 'Compartilhar o protocolo P-001' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Compartilhar o protocolo P-001' });
+    const emails = dialog.getByRole('textbox', { name: /^E-mails/ });
+    await emails.pressSequentially('nao-e-email ');
+    await dialog.getByText('E-mail inválido').waitFor();
+    await emails.press('Backspace');
+    await emails.pressSequentially('ana.costa@example.com bia.rocha@example.com ');
+    await dialog.getByRole('textbox', { name: /^Mensagem/ }).fill('Resultados do check-up');
+    await dialog.getByText('22/120 caracteres').waitFor();
+    await screenshotBothWidths(page, 'results-share-modal');
+    await expectAccessible(page, 'share modal');
+    await dialog.getByRole('button', { name: 'Compartilhar' }).click();
+    await page.getByText('Protocolo compartilhado. Os destinatários receberão o link por e-mail.').waitFor();
+
+    const path = (link: string) => new URL(link).pathname;
+    const anaLink = linkIn(await mailbox.waitFor('ana.costa@example.com'), portal.baseUrl, '/landing/');
+    const biaLink = linkIn(await mailbox.waitFor('bia.rocha@example.com'), portal.baseUrl, '/landing/');
+    const guest = await openPage(browser, portal.baseUrl, path(anaLink), true);
+    await guest.waitForURL('**/viewprotocol');
+    await guest.getByRole('heading', { level: 1, name: 'Protocolo P-001' }).waitFor();
+    await screenshotBothWidths(guest, 'results-shared-protocol');
+    await expectAccessible(guest, 'shared protocol');
+    await guest.goto('/dashboard/protocols/uniquelogin');
+    await guest.getByText('1 protocolo(s) encontrado(s)').waitFor();
+    expect(await rows(guest).count()).toBe(1);
+    await guest.context().close();
+
+    const auth = { authorization: `Bearer ${patient.token}` };
+    const shares = await call<{ items: Array<{ id: string; email: string }> }>(
+      portal.baseUrl,
+      'GET',
+      `/api/auth/patient/${patient.id}/shares`,
+      undefined,
+      auth,
+    );
+    const bia = shares.items.find((s) => s.email === 'bia.rocha@example.com');
+    await call(portal.baseUrl, 'POST', `/api/auth/patient/share/${bia?.id}/revoke`, undefined, auth);
+    const refused = await openPage(browser, portal.baseUrl, path(biaLink), true);
+    await refused.getByText('O acesso compartilhado expirou.').waitFor();
+    await refused.waitForURL('**/login**');
+    await refused.context().close();
+    await page.context().close();
+  });
+});
+
+describe('unique-login dashboard', () => {
+  it('lists the guest protocols as cards with search, and offers an account from the protocol', async () => {
+    const page = await openPage(browser, portal.baseUrl, '/login', true);
+    await signIn(page, 'joao.reis@example.com', 'senha-Joao');
+    await page.waitForURL('**/dashboard/protocols/uniquelogin');
+    await page.getByText('2 protocolo(s) encontrado(s)').waitFor();
+    await screenshotBothWidths(page, 'results-unique-login');
+    await expectAccessible(page, 'unique-login dashboard');
+    await page.getByRole('searchbox', { name: 'Buscar' }).fill('Vitamina');
+    await page.getByText('1 protocolo(s) encontrado(s)').waitFor();
+    await page.getByRole('link', { name: 'Abrir o protocolo J-2' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Protocolo J-2' }).waitFor();
+    await page.getByRole('link', { name: /Voltar para os protocolos/ }).waitFor();
+    await page.context().close();
+
+    // Signed in with the protocol alone, the guest is offered an account for it (spec 2.8).
+    const guest = await openPage(browser, portal.baseUrl, '/login', true);
+    await signIn(guest, 'J-2', 'senha-Joao');
+    await guest.waitForURL('**/viewprotocol');
+    const banner = guest.getByTestId('account-banner');
+    expect(await banner.getByRole('link', { name: 'Criar conta' }).getAttribute('href')).toBe('/patient/create?p=J-2');
+    await screenshotBothWidths(guest, 'results-guest-protocol');
+    await expectAccessible(guest, 'guest protocol');
+    await guest.context().close();
+  });
+});
