@@ -73,6 +73,7 @@ export async function batchPrint(
           },
           protocolId: protocol.id,
           systemUser: auditUser(viewer),
+          sharedWith: viewer.sharedWith,
           patients: [auditPatient(protocol)],
         },
         request,

@@ -39,6 +39,11 @@ export async function sessionProtocolIds(db: Db, sessionId: string): Promise<str
   return rows.map((r) => r.protocolId);
 }
 
+export async function shareRecipient(db: Db, shareId: string): Promise<string | null> {
+  const row = await db.selectFrom('shares').select('email').where('id', '=', shareId).executeTakeFirst();
+  return row?.email ?? null;
+}
+
 export async function userAccessFacts(
   db: Db,
   userId: string,

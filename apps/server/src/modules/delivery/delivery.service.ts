@@ -28,6 +28,7 @@ import {
   resourcesOf,
   type ResourceRow,
   sessionProtocolIds,
+  shareRecipient,
   userAccessFacts,
   visualizerSettings,
 } from './delivery.repository.js';
@@ -35,6 +36,8 @@ import {
 export interface DeliveryViewer extends Viewer {
   name: string;
   institutionId: string | null;
+  /** Share sessions: the recipient's e-mail, for the audit trail. */
+  sharedWith: string | null;
 }
 
 /** The caller as the access rules see it; 403 for roles that have no delivery calls. */
@@ -55,6 +58,7 @@ export async function loadAnyViewer(ctx: AppContext, auth: AuthContext): Promise
     tagIds: new Set(auth.role === 'PHYSICIAN' || auth.role === 'EXTERNAL' ? (facts?.tagIds ?? []) : []),
     name: facts?.name ?? auth.username,
     institutionId: facts?.institutionId ?? null,
+    sharedWith: auth.role === 'SHARE' && auth.shareId ? await shareRecipient(ctx.db, auth.shareId) : null,
   };
 }
 

@@ -269,6 +269,18 @@ describe('results delivery: lists, details and files', () => {
       headers: bearer(share.token),
     });
     expect(await readOf('owner')).toEqual([false, false]);
+    const shareRow = await portal.ctx.db
+      .selectFrom('shares')
+      .select('email')
+      .where('id', '=', share.id)
+      .executeTakeFirstOrThrow();
+    const shareAudit = await portal.ctx.db
+      .selectFrom('auditEvents')
+      .selectAll()
+      .where('event', '=', 'VIEW_REPORT')
+      .where('protocolId', '=', a.protocol.id)
+      .executeTakeFirstOrThrow();
+    expect(shareAudit).toMatchObject({ role: 'SHARE', sharedWith: shareRow.email });
     await portal.app.inject({
       method: 'GET',
       url: `/api/v2/delivery/resource/report?resourceId=${report.id}`,

@@ -31,6 +31,7 @@ export async function protocolDetail(
       resource: { type: 'PROTOCOL', id: protocol.id, number: protocol.number },
       protocolId: protocol.id,
       systemUser: auditUser(viewer),
+      sharedWith: viewer.sharedWith,
       patients: [auditPatient(protocol)],
     },
     request,

@@ -111,6 +111,7 @@ async function audit(
       },
       protocolId: protocol.id,
       systemUser: auditUser(viewer),
+      sharedWith: viewer.sharedWith,
       patients: [auditPatient(protocol)],
     },
     request,
@@ -159,6 +160,8 @@ export async function openResource(
 ): Promise<FileAnswer> {
   const viewer = await loadViewer(ctx, auth);
   const { protocol, exam, resource } = await authoriseResource(ctx, viewer, query.resourceId, kind);
+  // A request naming another protocol than the resource's is a probe, not a mistake worth serving.
+  if (query.request && query.request !== protocol.id) throw notFound();
   if (kind === 'report' && query.showAll) return showAll(ctx, viewer, protocol, request);
   const key = readerKey(viewer, protocol);
   if (key && kind !== 'signature') await markRead(ctx.db, key, [exam.row.id], ctx.clock.now().toISOString());

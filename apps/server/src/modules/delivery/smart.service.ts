@@ -68,6 +68,7 @@ export async function smartAuth(
       resource: { type: 'EXAM', id: exam.id, examKey: exam.examKey },
       protocolId: protocol.id,
       systemUser: auditUser(viewer),
+      sharedWith: viewer.sharedWith,
       patients: [auditPatient(protocol)],
     },
     request,

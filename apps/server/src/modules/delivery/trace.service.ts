@@ -67,7 +67,7 @@ export async function logClientEvents(
               : { value: resource ?? null },
           protocolId,
           systemUser: { id: viewer.userId, name: viewer.name, role: viewer.role },
-          sharedWith: record.sharedWith ?? null,
+          sharedWith: viewer.sharedWith ?? record.sharedWith ?? null,
           patients: (withoutSecrets(record.patients ?? null) as Array<Record<string, unknown>> | null) ?? null,
           macro: {
             client: withoutSecrets(record.macro ?? null),

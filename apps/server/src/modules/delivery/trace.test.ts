@@ -52,6 +52,7 @@ describe('trace and administration reads', () => {
   });
 
   it('lists a protocol’s trail for admins and for its institution’s company users only', async () => {
+    portal.clock.advance(1000);
     await call('GET', `/api/v2/delivery/resource/report?resourceId=${w.resources.reportC.id}`, w.tokens.external);
     const url = `/api/administrationbe/trace?protocol=${w.c.protocol.number}&size=1`;
     const admin = await call('GET', url, w.tokens.admin);
