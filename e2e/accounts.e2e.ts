@@ -27,6 +27,14 @@ beforeAll(async () => {
     supportWhatsAppNumber: '(11) 98888-7777',
   });
   institutionId = institution.id;
+  await admin.createInstitution({
+    code: 'IMAGEMAR',
+    name: 'Imagem Mar',
+    viewType: 1,
+    logoPath: `data:image/svg+xml;base64,${Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 40"><rect width="120" height="40" fill="#0a3766"/><text x="10" y="26" fill="#fff" font-size="16">Imagem Mar</text></svg>',
+    ).toString('base64')}`,
+  });
 });
 
 afterAll(async () => {
@@ -269,6 +277,15 @@ describe('institution login and legal pages', () => {
     await page.waitForURL('**/dashboard/patient/protocols');
     await page.getByRole('button', { name: 'Sair' }).click();
     await page.waitForURL('**/instituicao/clinvida');
+    // viewType 1: the clinic's logo is the heading.
+    await page.goto('/instituicao/imagemar');
+    const logo = page.getByRole('heading', { level: 1 }).getByRole('img', { name: 'Imagem Mar' });
+    await logo.waitFor();
+    await page.waitForFunction(() => {
+      const img = document.querySelector('h1 img') as HTMLImageElement | null;
+      return img !== null && img.complete && img.naturalWidth > 0;
+    });
+    await screenshotBothWidths(page, 'institution-login-logo');
     await page.goto('/instituicao/nao-existe');
     await page.getByRole('heading', { level: 1, name: 'Página não encontrada' }).waitFor();
     await page.context().close();
