@@ -1,7 +1,4 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { Readable } from 'node:stream';
-import zlib from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { PNG } from 'pngjs';
 import type { AppContext } from '../../context.js';
@@ -224,18 +221,8 @@ export function pngBytes(): Buffer {
   return PNG.sync.write(png);
 }
 
-/**
- * Stores a file. On disk it is written straight to its path: DiskStorage.put never settles on
- * Node 20 (its write stream is opened with autoClose false, so the pipeline waits for a close
- * that never comes).
- */
+/** Stores a file through the portal's storage, as ingest does. */
 export async function storeBytes(ctx: AppContext, key: string, bytes: Buffer, contentType: string) {
-  if (ctx.storage.localPath) {
-    const file = ctx.storage.localPath(key);
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    await fs.writeFile(file, bytes);
-    return { size: bytes.length, sha256: sha256Hex(bytes), crc32: zlib.crc32(bytes) >>> 0 };
-  }
   return ctx.storage.put(key, Readable.from([bytes]), { contentType, maxBytes: 1 << 30 });
 }
 
