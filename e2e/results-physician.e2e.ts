@@ -1,0 +1,476 @@
+import fs from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
+import { ROOT } from './support/build';
+import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
+import { openPage, signIn } from './support/pages';
+import { type RunningPortal, startPortal } from './support/portal';
+
+// ---- data through the real APIs (contract 5 and 6) ----
+
+/** A one-page PDF with a line of text, with a correct cross-reference table. */
+function pdfWith(text: string): Buffer {
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    '',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  const stream = `BT /F1 18 Tf 72 760 Td (${text}) Tj ET`;
+  objects[3] = `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`;
+  let body = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((object, i) => {
+    offsets.push(body.length);
+    body += `${i + 1} 0 obj\n${object}\nendobj\n`;
+  });
+  const xref = body.length;
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const offset of offsets) body += `${String(offset).padStart(10, '0')} 00000 n \n`;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(body, 'latin1');
+}
+
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+async function call<T>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+  return (text ? (JSON.parse(text) as { data: T }).data : undefined) as T;
+}
+
+async function upload(baseUrl: string, apiKey: string, path: string, type: string, bytes: Buffer) {
+  const response = await fetch(`${baseUrl}/api/v2/delivery/ingest/protocols/${path}`, {
+    method: 'PUT',
+    headers: { 'x-api-key': apiKey, 'content-type': type },
+    body: new Uint8Array(bytes),
+  });
+  if (!response.ok) throw new Error(`upload ${path} answered ${response.status}: ${await response.text()}`);
+}
+
+interface ExamSpec {
+  key: string;
+  description: string;
+  type?: string;
+  modality?: [string, string];
+  requester?: { identifier: string; name: string; crm?: string; uf?: string };
+  status?: string;
+  rectificationStatus?: string;
+  performedAt: string;
+  report?: boolean;
+  signed?: boolean;
+  image?: boolean;
+  analytes?: Array<{
+    code: string;
+    name: string;
+    unit?: string;
+    value: number | string;
+    referenceMin?: number;
+    referenceMax?: number;
+  }>;
+}
+
+async function ingest(
+  baseUrl: string,
+  apiKey: string,
+  number: string,
+  protocol: {
+    password: string;
+    requestedAt: string;
+    tag?: string;
+    patient: { patientId: string; name: string; birthDate: string; gender: string; email?: string; phone?: string };
+    exams: ExamSpec[];
+  },
+): Promise<string> {
+  const result = await call<{ requestId: string }>(
+    baseUrl,
+    'PUT',
+    `/api/v2/delivery/ingest/protocols/${number}`,
+    {
+      password: protocol.password,
+      requestedAt: protocol.requestedAt,
+      tag: protocol.tag,
+      patient: protocol.patient,
+      exams: protocol.exams.map((e) => ({
+        examKey: e.key,
+        description: e.description,
+        type: e.type ?? e.description,
+        modalityCode: e.modality?.[0] ?? 'LAB',
+        modalityName: e.modality?.[1] ?? 'Laboratório',
+        requester: e.requester,
+        status: e.status ?? 'RELEASED',
+        rectificationStatus: e.rectificationStatus,
+        performedAt: e.performedAt,
+        deliveredAt: e.performedAt,
+        analytes: e.analytes,
+      })),
+    },
+    { 'x-api-key': apiKey },
+  );
+  for (const e of protocol.exams) {
+    const base = `${number}/exams/${e.key}/resources`;
+    if (e.report)
+      await upload(
+        baseUrl,
+        apiKey,
+        `${base}/${e.key}-laudo?type=REPORT`,
+        'application/pdf',
+        pdfWith(`Laudo ${e.description} ${number}`),
+      );
+    if (e.signed)
+      await upload(baseUrl, apiKey, `${base}/${e.key}-laudo/signed`, 'application/pdf', pdfWith(`Assinado ${number}`));
+    if (e.image) await upload(baseUrl, apiKey, `${base}/${e.key}-img?type=IMAGE`, 'image/png', PNG);
+  }
+  return result.requestId;
+}
+
+const daysAgo = (days: number, hour = 13) => {
+  const d = new Date(Date.now() - days * 24 * 3600_000);
+  d.setUTCHours(hour, 0, 0, 0);
+  return d.toISOString();
+};
+
+async function signInApi(baseUrl: string, userName: string, password: string): Promise<{ token: string; id: string }> {
+  const result = await call<{ accessToken: string; user: { identifier: string } }>(
+    baseUrl,
+    'POST',
+    '/api/v2/auth/login',
+    {
+      userName,
+      password,
+      appKey: 'login',
+    },
+  );
+  // Pending terms would open the acceptance modal on every screen; the terms journey covers it.
+  const auth = { authorization: `Bearer ${result.accessToken}` };
+  const pending = await call<Array<{ id: string; newTerm: boolean }>>(
+    baseUrl,
+    'GET',
+    '/api/v2/delivery/term/user',
+    undefined,
+    auth,
+  );
+  const ids = pending.filter((t) => t.newTerm).map((t) => t.id);
+  if (ids.length > 0) await call(baseUrl, 'POST', '/api/v2/delivery/term/user', { termIds: ids }, auth);
+  return { token: result.accessToken, id: result.user.identifier };
+}
+
+// Journeys run the app as built by `vite build --outDir` into WEB_DIST when given, else apps/web/dist.
+const webDist = process.env.WEB_DIST ?? `${ROOT}/apps/web/dist`;
+
+let mailbox: Mailbox;
+let portal: RunningPortal;
+let browser: Browser;
+const physician = { email: 'dr.caio@example.com', password: 'Consulta-2026-caio' };
+const partner = { email: 'parceiro@example.com', password: 'Parceiro-2026-norte' };
+const crm = { identifier: 'CRM-12345', name: 'Dr. Caio Mendes', crm: '12345', uf: 'SP' };
+const patients = [
+  { patientId: 'A1', name: 'Ana Beatriz Souza', birthDate: '1990-03-01', gender: 'FEMALE' },
+  { patientId: 'B1', name: 'Bruno Costa', birthDate: '1982-11-12', gender: 'MALE' },
+  { patientId: 'C1', name: 'Carla Dias', birthDate: '1975-05-30', gender: 'FEMALE' },
+];
+const TAG = 'Parceiro Norte';
+
+function pathOf(link: string): string {
+  const url = new URL(link);
+  return `${url.pathname}${url.search}`;
+}
+
+beforeAll(async () => {
+  mailbox = await startMailbox();
+  portal = await startPortal({ SMTP_URL: mailbox.url, WEB_DIST: webDist });
+  browser = await launchBrowser();
+  const base = portal.baseUrl;
+  const admin = await call<{ accessToken: string }>(base, 'POST', '/api/v2/auth/login', {
+    userName: portal.admin.email,
+    password: portal.admin.password,
+    appKey: 'admin',
+  });
+  const asAdmin = { authorization: `Bearer ${admin.accessToken}` };
+  const boaVista = await call<{ id: string; apiKey: string }>(
+    base,
+    'POST',
+    '/api/administrationbe/institution',
+    { code: 'BOAVISTA', name: 'Hospital Boa Vista', viewType: 2 },
+    asAdmin,
+  );
+  const sol = await call<{ id: string; apiKey: string }>(
+    base,
+    'POST',
+    '/api/administrationbe/institution',
+    { code: 'SOL', name: 'Laboratório Sol', viewType: 2 },
+    asAdmin,
+  );
+  const tag = await call<{ id: string }>(
+    base,
+    'POST',
+    `/api/administrationbe/institution/${boaVista.id}/tags`,
+    { tag: TAG },
+    asAdmin,
+  );
+
+  // 55 recent protocols of Hospital Boa Vista requested by Dr. Caio; the two newest have reports to print.
+  for (let i = 1; i <= 55; i++) {
+    const n = `PH-${String(i).padStart(3, '0')}`;
+    await ingest(base, boaVista.apiKey, n, {
+      password: `senha-${n}`,
+      // Minutes ago for the two newest, so they lead the list whatever the time zone.
+      requestedAt: i <= 2 ? new Date(Date.now() - i * 60_000).toISOString() : daysAgo(1 + (i % 5), 10 + (i % 10)),
+      tag: i > 50 ? TAG : undefined,
+      patient: patients[i % 3] ?? patients[0]!,
+      exams: [
+        {
+          key: `E${i}`,
+          description: i % 2 ? 'Ressonância de joelho' : 'Hemograma completo',
+          requester: crm,
+          performedAt: daysAgo(1),
+          report: i <= 2 || i > 50,
+        },
+      ],
+    });
+  }
+  for (let i = 1; i <= 3; i++) {
+    await ingest(base, sol.apiKey, `SOL-${i}`, {
+      password: `senha-SOL-${i}`,
+      requestedAt: daysAgo(2),
+      patient: patients[0]!,
+      exams: [{ key: `S${i}`, description: 'Vitamina B12', requester: crm, performedAt: daysAgo(2) }],
+    });
+  }
+  await ingest(base, boaVista.apiKey, 'PH-OLD', {
+    password: 'senha-PH-OLD',
+    requestedAt: daysAgo(10),
+    patient: patients[1]!,
+    exams: [{ key: 'OLD', description: 'Densitometria', requester: crm, performedAt: daysAgo(10) }],
+  });
+
+  // The physician registers from the invitation and joins the tag; the partner user gets a first-password link.
+  await call(
+    base,
+    'POST',
+    '/api/administrationbe/physician/invite',
+    { email: physician.email, name: crm.name, crm: crm.crm, uf: crm.uf, institutionId: boaVista.id, language: 'pt-br' },
+    asAdmin,
+  );
+  const invite = new URL(linkIn(await mailbox.waitFor(physician.email), base, '/physician/create'));
+  await call(base, 'POST', '/api/v2/auth/physician/create', {
+    token: invite.searchParams.get('token'),
+    fullName: crm.name,
+    password: physician.password,
+    confirmPassword: physician.password,
+    language: 'pt-br',
+  });
+  await call(
+    base,
+    'POST',
+    `/api/administrationbe/institution/${boaVista.id}/tags/${tag.id}/users`,
+    { email: physician.email, name: crm.name, language: 'pt-br' },
+    asAdmin,
+  );
+  const before = mailbox.mails.length;
+  await call(
+    base,
+    'POST',
+    `/api/administrationbe/institution/${boaVista.id}/tags/${tag.id}/users`,
+    { email: partner.email, name: 'Clínica Parceira Norte', language: 'pt-br' },
+    asAdmin,
+  );
+  const reset = new URL(linkIn(await mailbox.waitFor(partner.email, { after: before }), base, '/password/reset'));
+  await call(base, 'POST', '/api/auth/password/resetPassword', {
+    token: reset.searchParams.get('token'),
+    password: partner.password,
+    confirmPassword: partner.password,
+    language: 'pt-br',
+  });
+  await signInApi(base, physician.email, physician.password);
+  await signInApi(base, partner.email, partner.password);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await portal?.stop();
+  await mailbox?.close();
+});
+
+async function signedIn(user: { email: string; password: string }, target: string): Promise<Page> {
+  const page = await openPage(browser, portal.baseUrl, '/login', true);
+  await signIn(page, user.email, user.password);
+  await page.waitForURL(`**${target}`);
+  return page;
+}
+
+const rows = (page: Page) => page.getByTestId('protocol-row');
+const selectedCount = (page: Page, text: string) =>
+  page.getByTestId('selection-count').and(page.getByText(text, { exact: true }));
+const count = (page: Page, n: number) => page.getByText(`${n} protocolo(s) encontrado(s)`).waitFor();
+
+async function pickPreset(page: Page, preset: string): Promise<void> {
+  await page.getByRole('button', { name: /^Período/ }).click();
+  await page.getByRole('button', { name: preset }).click();
+  await page.keyboard.press('Escape');
+}
+
+async function answerPrint(page: Page, button: string, answer: 'Sim' | 'Não'): Promise<void> {
+  await page.getByRole('button', { name: button, exact: true }).click();
+  const toast = page.getByRole('alert').filter({ hasText: /Imprimir os \d+ protocolo/ });
+  await toast.last().getByRole('button', { name: answer }).click();
+}
+
+async function downloadOf(page: Page, action: () => Promise<void>): Promise<{ name: string; bytes: Buffer }> {
+  const download = page.waitForEvent('download');
+  await action();
+  const file = await download;
+  return { name: file.suggestedFilename(), bytes: fs.readFileSync(await file.path()) };
+}
+
+describe('physician dashboard', () => {
+  it('filters by period, tag and text and groups by date, patient and institution', async () => {
+    const page = await signedIn(physician, '/dashboard/physician/protocols');
+    // Default range: the last 7 days (58 protocols; PH-OLD is 10 days old).
+    await count(page, 58);
+    expect(await rows(page).count()).toBe(10);
+    await page.getByRole('columnheader', { name: 'Paciente' }).waitFor();
+    await screenshotBothWidths(page, 'results-physician-dashboard');
+    await expectAccessible(page, 'physician dashboard');
+
+    await pickPreset(page, 'Últimos 14 dias');
+    await count(page, 59);
+    await pickPreset(page, 'Últimos 7 dias');
+    await count(page, 58);
+
+    await page.getByRole('textbox', { name: 'Grupo' }).click();
+    await page.getByRole('option', { name: `${TAG} · Hospital Boa Vista` }).click();
+    await count(page, 5);
+    await page.getByRole('textbox', { name: 'Grupo' }).click();
+    await page.getByRole('option', { name: `${TAG} · Hospital Boa Vista` }).click();
+    await count(page, 58);
+
+    await page.getByRole('textbox', { name: 'Agrupar por' }).click();
+    await page.getByRole('option', { name: 'Paciente' }).click();
+    await page.locator('tbody th', { hasText: 'Ana Beatriz Souza' }).first().waitFor();
+    await page.getByRole('textbox', { name: 'Agrupar por' }).click();
+    await page.getByRole('option', { name: 'Instituição' }).click();
+    await page.locator('tbody th', { hasText: 'Hospital Boa Vista' }).first().waitFor();
+    await screenshotBothWidths(page, 'results-physician-grouped');
+
+    await page.getByRole('searchbox', { name: 'Buscar' }).fill('Carla');
+    await count(page, 18);
+    await page.getByRole('searchbox', { name: 'Buscar' }).fill('');
+    await count(page, 58);
+
+    await page.getByRole('button', { name: 'Filtros avançados' }).click();
+    await page.getByRole('textbox', { name: 'Protocolo', exact: true }).fill('PH-007');
+    await page.getByRole('button', { name: 'Aplicar filtros' }).click();
+    await count(page, 1);
+    await page.getByRole('button', { name: 'Limpar filtros' }).click();
+    await count(page, 58);
+    await page.context().close();
+  });
+
+  it('selects at most 50 protocols; a 51st is refused and "no" clears the selection', async () => {
+    const page = await signedIn(physician, '/dashboard/physician/protocols');
+    await count(page, 58);
+    const pager = page.getByRole('navigation', { name: 'Paginação' });
+    for (let p = 1; p <= 5; p++) {
+      if (p > 1) {
+        await pager.getByRole('button', { name: `Página ${p}` }).click();
+        // The previous page stays on screen until the next one arrives.
+        await page
+          .getByRole('button', { name: `Página ${p}`, pressed: undefined })
+          .and(page.locator('[aria-current="page"]'))
+          .waitFor();
+        await page.waitForFunction(
+          () => !document.querySelector<HTMLInputElement>('input[aria-label^="Selecionar o protocolo"]')?.checked,
+        );
+      }
+      await page.getByRole('checkbox', { name: 'Selecionar todos desta página' }).check();
+      await selectedCount(page, `${p * 10} protocolo(s) selecionado(s)`).waitFor();
+    }
+    await pager.getByRole('button', { name: 'Página 6' }).click();
+    const first = page.getByRole('checkbox', { name: /^Selecionar o protocolo / }).first();
+    await first.click();
+    await page.getByText('Limite de seleção atingido: no máximo 50 protocolos.').waitFor();
+    expect(await first.isChecked()).toBe(false);
+    await selectedCount(page, '50 protocolo(s) selecionado(s)').waitFor();
+    await screenshotBothWidths(page, 'results-physician-selection-limit');
+
+    await answerPrint(page, 'Imprimir', 'Não');
+    await selectedCount(page, '0 protocolo(s) selecionado(s)').waitFor();
+    await page.context().close();
+  });
+
+  it('prints the selection as one PDF and as a zip with a folder per protocol', async () => {
+    const page = await signedIn(physician, '/dashboard/physician/protocols');
+    await count(page, 58);
+    await page.getByRole('checkbox', { name: 'Selecionar o protocolo PH-001' }).check();
+    await page.getByRole('checkbox', { name: 'Selecionar o protocolo PH-002' }).check();
+    await selectedCount(page, '2 protocolo(s) selecionado(s)').waitFor();
+
+    const pdf = await downloadOf(page, () => answerPrint(page, 'Imprimir', 'Sim'));
+    expect(pdf.name).toMatch(/^resultados_.*\.pdf$/);
+    const text = pdf.bytes.toString('latin1');
+    expect(text.startsWith('%PDF-')).toBe(true);
+    expect(text).toContain('Laudo Hemograma completo PH-002');
+    expect(text).toContain('de joelho PH-001');
+
+    const zip = await downloadOf(page, () => answerPrint(page, 'Impressão compactada', 'Sim'));
+    expect(zip.name).toMatch(/^resultados_.*\.zip$/);
+    expect(zip.bytes.subarray(0, 2).toString('latin1')).toBe('PK');
+    const names = zip.bytes.toString('latin1');
+    expect(names).toContain('PH-001/');
+    expect(names).toContain('PH-002/');
+    // Printing marks the printed protocols read for the physician (spec 4.2).
+    await page.reload();
+    const printed = rows(page).filter({ hasText: 'PH-001' });
+    expect(await printed.getByTestId('protocol-read-state').textContent()).toBe('Lido');
+
+    await printed.getByRole('link', { name: 'Abrir o protocolo PH-001' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Protocolo PH-001' }).waitFor();
+    await page.getByRole('searchbox', { name: 'Buscar' }).waitFor();
+    await screenshotBothWidths(page, 'results-physician-protocol');
+    await expectAccessible(page, 'physician protocol detail');
+    await page.context().close();
+  });
+});
+
+describe('external dashboard', () => {
+  it("lists the tag's protocols and prints them in batch", async () => {
+    const page = await signedIn(partner, '/dashboard/external/exams');
+    await count(page, 5);
+    await page.getByRole('columnheader', { name: 'Paciente' }).waitFor();
+    await screenshotBothWidths(page, 'results-external-dashboard');
+    await expectAccessible(page, 'external dashboard');
+    await page.getByRole('checkbox', { name: 'Selecionar todos desta página' }).check();
+    await selectedCount(page, '5 protocolo(s) selecionado(s)').waitFor();
+    const pdf = await downloadOf(page, () => answerPrint(page, 'Imprimir', 'Sim'));
+    expect(pdf.name).toMatch(/\.pdf$/);
+    const text = pdf.bytes.toString('latin1');
+    for (const n of ['PH-051', 'PH-052', 'PH-053', 'PH-054', 'PH-055']) expect(text).toContain(n);
+
+    await rows(page)
+      .first()
+      .getByRole('link', { name: /^Abrir o protocolo/ })
+      .click();
+    await page.waitForURL('**/dashboard/externaluser/showexam?id=*');
+    await page.getByRole('heading', { level: 1, name: /^Protocolo PH-05/ }).waitFor();
+    await screenshotBothWidths(page, 'results-external-exam');
+    await expectAccessible(page, 'external exam detail');
+    await page.context().close();
+  });
+});
