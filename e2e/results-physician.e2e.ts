@@ -187,11 +187,6 @@ const patients = [
 ];
 const TAG = 'Parceiro Norte';
 
-function pathOf(link: string): string {
-  const url = new URL(link);
-  return `${url.pathname}${url.search}`;
-}
-
 beforeAll(async () => {
   mailbox = await startMailbox();
   portal = await startPortal({ SMTP_URL: mailbox.url, WEB_DIST: webDist });
