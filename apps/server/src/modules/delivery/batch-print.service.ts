@@ -11,7 +11,7 @@ import { institutionsByIds, markRead } from './delivery.repository.js';
 import { auditPatient, auditUser, authoriseProtocols, loadViewer, servedExams } from './delivery.service.js';
 import { PdfMerger } from './pdf-merge.js';
 import { type FileAnswer, printableReports, readAll } from './resources.service.js';
-import { writeZip, type ZipEntry } from './zip-writer.js';
+import { writeZip, type ZipEntry, zipLength } from './zip-writer.js';
 
 /** `<prefix>_<yyyyMMdd_HHmmss>` in Brazil's time (spec 9). */
 export function batchFileName(now: Date, extension: 'pdf' | 'zip'): string {
@@ -87,31 +87,33 @@ export async function batchPrint(
   const sink = async (chunk: Uint8Array) => {
     if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
   };
+  const entries: ZipEntry[] = [];
+  for (const { protocol, reports } of plan) {
+    const used = new Set<string>();
+    for (const { exam, resource } of reports) {
+      let base = safeSegment(`${exam.row.examKey}_${resource.type}`);
+      for (let n = 2; used.has(base); n++) base = safeSegment(`${exam.row.examKey}_${resource.type}_${n}`);
+      used.add(base);
+      entries.push({
+        name: `${safeSegment(protocol.number)}/${base}.pdf`,
+        size: resource.size,
+        crc32: resource.crc32,
+        open: () => ctx.storage.get(resource.storageKey),
+      });
+    }
+  }
   const produce = body.isCompressed
-    ? async () => {
-        const entries: ZipEntry[] = [];
-        for (const { protocol, reports } of plan) {
-          const used = new Set<string>();
-          for (const { exam, resource } of reports) {
-            let base = safeSegment(`${exam.row.examKey}_${resource.type}`);
-            for (let n = 2; used.has(base); n++) base = safeSegment(`${exam.row.examKey}_${resource.type}_${n}`);
-            used.add(base);
-            entries.push({
-              name: `${safeSegment(protocol.number)}/${base}.pdf`,
-              size: resource.size,
-              crc32: resource.crc32,
-              open: () => ctx.storage.get(resource.storageKey),
-            });
-          }
-        }
-        await writeZip(entries, sink, now);
-      }
+    ? () => writeZip(entries, sink, now)
     : async () => {
         const merger = new PdfMerger(sink);
         await merger.begin();
         for (const { protocol, reports } of plan) {
           merger.bookmark(`${protocol.number} - ${protocol.patientName}`);
-          for (const r of reports) await merger.addDocument(await readAll(ctx, r.resource.storageKey));
+          for (const r of reports) {
+            if (!(await merger.addDocument(await readAll(ctx, r.resource.storageKey)))) {
+              ctx.log.warn({ resourceId: r.resource.id }, 'unreadable PDF left out of a merge');
+            }
+          }
         }
         await merger.finish();
       };
@@ -127,6 +129,8 @@ export async function batchPrint(
     headers: {
       'content-type': body.isCompressed ? 'application/zip' : 'application/pdf',
       'content-disposition': `attachment; filename="${batchFileName(now, extension)}"`,
+      // Stored entries of known sizes: the client can show real progress.
+      ...(body.isCompressed ? { 'content-length': String(zipLength(entries)) } : {}),
     },
     body: out,
   };

@@ -138,6 +138,7 @@ describe('batch printing', () => {
     const res = await print(w.tokens.physician, { requestIds: [p1.protocol.id, p2.protocol.id], isCompressed: true });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('application/zip');
+    expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="resultados_\d{8}_\d{6}\.zip"$/);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'batch-'));
     try {

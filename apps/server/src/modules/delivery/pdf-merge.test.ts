@@ -119,6 +119,16 @@ describe('PDF merger', () => {
     expect(text).toMatch(/\/Type \/Outlines \/First \d+ 0 R \/Last \d+ 0 R \/Count 2/);
   });
 
+  it('leaves out a document nobody can read and keeps the others', async () => {
+    const chunks: Uint8Array[] = [];
+    const merger = new PdfMerger(async (c) => void chunks.push(c));
+    await merger.begin();
+    expect(await merger.addDocument(Buffer.from('%PDF-1.4 this is not a pdf'))).toBe(false);
+    expect(await merger.addDocument(await pdfBytes('ok', 2))).toBe(true);
+    await merger.finish();
+    expect((await PDFDocument.load(Buffer.concat(chunks))).getPageCount()).toBe(2);
+  });
+
   it('writes a valid empty document when there is nothing to merge', async () => {
     const merged = await merge();
     expect(qpdfCheck(merged)).toContain('No syntax or stream encoding errors found');

@@ -1,5 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
-import { type PdfNode, parseValue, pdfTextString, rewriteRefs, skipWs } from './pdf-syntax.js';
+import { type PdfNode, PdfSyntaxError, parseValue, pdfTextString, rewriteRefs, skipWs } from './pdf-syntax.js';
 
 /** Where merged bytes go; resolves when the consumer can take more (back-pressure). */
 export type ByteSink = (chunk: Uint8Array) => Promise<void>;
@@ -12,7 +12,7 @@ interface SourceXref {
   sectionOffsets: number[];
 }
 
-class NeedsFallback extends Error {}
+class NeedsFallback extends PdfSyntaxError {}
 
 const PAGE_INHERITED = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
 
@@ -142,13 +142,26 @@ export class PdfMerger {
     return this.pages.length;
   }
 
-  async addDocument(bytes: Buffer): Promise<void> {
+  /**
+   * Appends a document's pages. Returns false, having added no page, when neither the fast copy
+   * nor pdf-lib can read it: one damaged report must not cost the reader the others.
+   */
+  async addDocument(bytes: Buffer): Promise<boolean> {
     try {
       await this.copy(bytes);
+      return true;
     } catch (error) {
-      if (!(error instanceof NeedsFallback)) throw error;
-      await this.copy(await normalise(new Uint8Array(bytes)));
+      // Only a source we cannot parse goes to pdf-lib; a failing output is the caller's problem.
+      if (!(error instanceof PdfSyntaxError)) throw error;
     }
+    let normalised: Buffer;
+    try {
+      normalised = await normalise(new Uint8Array(bytes));
+    } catch {
+      return false;
+    }
+    await this.copy(normalised);
+    return true;
   }
 
   private async copy(bytes: Buffer): Promise<void> {

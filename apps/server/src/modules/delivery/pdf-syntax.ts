@@ -3,6 +3,9 @@
  * reference rewriter that never touches strings, names or comments.
  */
 
+/** Malformed PDF syntax (as opposed to a failure to write the output). */
+export class PdfSyntaxError extends Error {}
+
 export type PdfNode =
   | { k: 'dict'; entries: Map<string, PdfNode>; start: number; end: number }
   | { k: 'array'; items: PdfNode[]; start: number; end: number }
@@ -38,7 +41,7 @@ function endOfLiteralString(s: string, i: number): number {
     else if (ch === '(') depth++;
     else if (ch === ')' && --depth === 0) return i + 1;
   }
-  throw new Error('unterminated string');
+  throw new PdfSyntaxError('unterminated string');
 }
 
 function endOfRegular(s: string, i: number): number {
@@ -62,10 +65,10 @@ export function parseValue(s: string, i: number): PdfNode {
     i += 2;
     for (;;) {
       i = skipWs(s, i);
-      if (i >= s.length) throw new Error('unterminated dictionary');
+      if (i >= s.length) throw new PdfSyntaxError('unterminated dictionary');
       if (s[i] === '>' && s[i + 1] === '>') return { k: 'dict', entries, start, end: i + 2 };
       const key = parseValue(s, i);
-      if (key.k !== 'name') throw new Error('dictionary key is not a name');
+      if (key.k !== 'name') throw new PdfSyntaxError('dictionary key is not a name');
       const value = parseValue(s, key.end);
       entries.set(key.v, value);
       i = value.end;
@@ -76,7 +79,7 @@ export function parseValue(s: string, i: number): PdfNode {
     i++;
     for (;;) {
       i = skipWs(s, i);
-      if (i >= s.length) throw new Error('unterminated array');
+      if (i >= s.length) throw new PdfSyntaxError('unterminated array');
       if (s[i] === ']') return { k: 'array', items, start, end: i + 1 };
       const item = parseValue(s, i);
       items.push(item);
@@ -86,7 +89,7 @@ export function parseValue(s: string, i: number): PdfNode {
   if (ch === '(') return { k: 'other', start, end: endOfLiteralString(s, i) };
   if (ch === '<') {
     const close = s.indexOf('>', i);
-    if (close < 0) throw new Error('unterminated hex string');
+    if (close < 0) throw new PdfSyntaxError('unterminated hex string');
     return { k: 'other', start, end: close + 1 };
   }
   if (ch === '/') {
@@ -97,7 +100,7 @@ export function parseValue(s: string, i: number): PdfNode {
   const ref = REF_AT.exec(s);
   if (ref) return { k: 'ref', num: Number(ref[1]), gen: Number(ref[2]), start, end: REF_AT.lastIndex };
   const end = endOfRegular(s, i);
-  if (end === i) throw new Error(`unexpected character at ${i}`);
+  if (end === i) throw new PdfSyntaxError(`unexpected character at ${i}`);
   const word = s.slice(i, end);
   const num = Number(word);
   return Number.isFinite(num) && /^[+-]?[\d.]+$/.test(word)

@@ -236,7 +236,11 @@ async function showAll(
   });
   void (async () => {
     await merger.begin();
-    for (const r of reports) await merger.addDocument(await readAll(ctx, r.resource.storageKey));
+    for (const r of reports) {
+      if (!(await merger.addDocument(await readAll(ctx, r.resource.storageKey)))) {
+        ctx.log.warn({ resourceId: r.resource.id }, 'unreadable PDF left out of a merge');
+      }
+    }
     await merger.finish();
     body.end();
   })().catch((error: unknown) => {

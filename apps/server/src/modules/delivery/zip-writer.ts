@@ -20,6 +20,20 @@ function dosDateTime(date: Date): { time: number; date: number } {
   };
 }
 
+/** The exact byte length `writeZip` will produce, known before a byte is read (Content-Length). */
+export function zipLength(entries: ReadonlyArray<Pick<ZipEntry, 'name' | 'size'>>): number {
+  let offset = 0;
+  let central = 0;
+  for (const entry of entries) {
+    const name = Buffer.byteLength(entry.name, 'utf8');
+    const zip64 = entry.size >= MAX32 || offset >= MAX32;
+    offset += 30 + name + (zip64 ? 20 : 0) + entry.size;
+    central += 46 + name + (zip64 ? 28 : 0);
+  }
+  const needs64 = entries.length >= MAX16 || offset >= MAX32 || central >= MAX32;
+  return offset + central + (needs64 ? 76 : 0) + 22;
+}
+
 /**
  * Writes a zip of stored (uncompressed) entries straight from their streams: reports are already
  * compressed PDFs, so deflating again costs time for nothing. ZIP64 records are added only when
