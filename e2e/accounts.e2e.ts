@@ -102,6 +102,7 @@ describe('patient self-registration', () => {
     await page.getByText('Cadastro realizado').waitFor();
     await page.getByText(`Enviamos um e-mail de confirmação para ${email}`).waitFor();
     await screenshotBothWidths(page, 'patient-create-success');
+    await expectAccessible(page, '/patient/create success panel');
 
     const mail = await mailbox.waitFor(email, { after: sent });
     const activation = linkIn(mail, portal.baseUrl, '/api/v2/auth/user/registerValidate');
@@ -168,6 +169,7 @@ describe('password recovery', () => {
   it('says so when the reset link is not valid', async () => {
     const page = await open('/password/reset?token=nao-existe&language=pt-br');
     await page.getByText('Link expirado ou inválido').waitFor();
+    await expectAccessible(page, '/password/reset with an invalid token');
     await page.context().close();
   });
 });

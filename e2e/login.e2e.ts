@@ -130,8 +130,10 @@ describe('login screen', () => {
     const page = await open('/login?activeSuccess=true');
     await dismissScamWarning(page);
     await page.getByText('Conta ativada').waitFor();
+    await expectAccessible(page, '/login?activeSuccess=true');
     await page.goto('/login?activeSuccess=false');
     await page.getByText('Não foi possível ativar a conta').waitFor();
+    await expectAccessible(page, '/login?activeSuccess=false');
     await page.context().close();
   });
 });

@@ -35,6 +35,11 @@ export const cssVariablesResolver: CSSVariablesResolver = () => ({
     '--mantine-color-dimmed': '#555d66',
     '--mantine-color-placeholder': '#6b737c',
     '--mantine-color-error': '#c92a2a',
+    // Titles and icons of light alerts and badges sit on a tinted background: darker text keeps 4.5:1.
+    '--mantine-color-green-light-color': '#1b5e20',
+    '--mantine-color-yellow-light-color': '#6b4500',
+    '--mantine-color-red-light-color': '#8e1b1b',
+    '--mantine-color-blue-light-color': '#0b4a8b',
   },
   dark: {},
 });
