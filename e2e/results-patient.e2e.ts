@@ -364,12 +364,18 @@ beforeAll(async () => {
     language: 'pt-br',
     serviceTerms: true,
   });
-  const activation = await fetch(
-    linkIn(await mailbox.waitFor(patientEmail), base, '/api/v2/auth/user/registerValidate'),
-    {
-      redirect: 'manual',
-    },
-  );
+  // Result notices go to the same address; the activation mail is the one with the link.
+  const activationMail = async () => {
+    for (let tries = 0; tries < 200; tries++) {
+      const found = mailbox.mails.find((m) => (m.text ?? '').includes('/api/v2/auth/user/registerValidate'));
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('no activation mail arrived');
+  };
+  const activation = await fetch(linkIn(await activationMail(), base, '/api/v2/auth/user/registerValidate'), {
+    redirect: 'manual',
+  });
   if (!activation.headers.get('location')?.includes('activeSuccess=true')) throw new Error('activation failed');
   patient = await signInApi(base, patientEmail, patientPassword);
   const auth = { authorization: `Bearer ${patient.token}` };

@@ -321,9 +321,14 @@ async function pickPreset(page: Page, preset: string): Promise<void> {
   await page.keyboard.press('Escape');
 }
 
-async function answerPrint(page: Page, button: string, answer: 'Sim' | 'Não'): Promise<void> {
+async function answerPrint(page: Page, button: string, answer: 'Sim' | 'Não', screenshot?: string): Promise<void> {
   await page.getByRole('button', { name: button, exact: true }).click();
   const toast = page.getByRole('alert').filter({ hasText: /Imprimir os \d+ protocolo/ });
+  if (screenshot) {
+    await toast.last().waitFor();
+    await screenshotBothWidths(page, screenshot);
+    await expectAccessible(page, 'print confirmation');
+  }
   await toast.last().getByRole('button', { name: answer }).click();
 }
 
@@ -371,10 +376,17 @@ describe('physician dashboard', () => {
 
     await page.getByRole('button', { name: 'Filtros avançados' }).click();
     await page.getByRole('textbox', { name: 'Protocolo', exact: true }).fill('PH-007');
+    await screenshotBothWidths(page, 'results-physician-advanced-filters');
     await page.getByRole('button', { name: 'Aplicar filtros' }).click();
     await count(page, 1);
     await page.getByRole('button', { name: 'Limpar filtros' }).click();
     await count(page, 58);
+
+    // The exams variant of the physician dashboard reads the same list.
+    await page.goto('/dashboard/physician/exams');
+    await page.getByRole('heading', { level: 1, name: 'Exames dos meus pacientes' }).waitFor();
+    await count(page, 58);
+    await expectAccessible(page, 'physician exams dashboard');
     await page.context().close();
   });
 
@@ -405,7 +417,7 @@ describe('physician dashboard', () => {
     await selectedCount(page, '50 protocolo(s) selecionado(s)').waitFor();
     await screenshotBothWidths(page, 'results-physician-selection-limit');
 
-    await answerPrint(page, 'Imprimir', 'Não');
+    await answerPrint(page, 'Imprimir', 'Não', 'results-print-confirmation');
     await selectedCount(page, '0 protocolo(s) selecionado(s)').waitFor();
     await page.context().close();
   });

@@ -130,8 +130,8 @@ export function ProtocolList({
       <Stack gap="sm">
         {opener.viewer}
         {selectAll}
-        {groups.map((group) => (
-          <Stack key={group.key || 'all'} gap="xs">
+        {groups.map((group, index) => (
+          <Stack key={`${index}-${group.key}`} gap="xs">
             {groupBy && (
               <Text fw={700} size="sm" role="heading" aria-level={2}>
                 {group.key}
@@ -207,8 +207,9 @@ export function ProtocolList({
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {groups.map((group) => (
-              <Fragment key={group.key || 'all'}>
+            {groups.map((group, index) => (
+              // A page still ordered the old way may repeat a group; the index keeps keys unique.
+              <Fragment key={`${index}-${group.key}`}>
                 {groupBy && (
                   <Table.Tr bg="gray.1">
                     <Table.Th scope="colgroup" colSpan={columns + 1}>

@@ -186,6 +186,7 @@ export function HistoryModal({ opened, onClose }: { opened: boolean; onClose: ()
                 >
                   {reference && (
                     <ReferenceArea
+                      yAxisId="left"
                       y1={reference.referenceMin ?? undefined}
                       y2={reference.referenceMax ?? undefined}
                       fill="#40c057"

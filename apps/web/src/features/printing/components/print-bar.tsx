@@ -58,10 +58,13 @@ export function PrintBar({
       color: 'blue',
       withBorder: true,
       autoClose: TOAST_MS.long,
+      closeButtonProps: { 'aria-label': t('modal.close') },
       title: t(compressed ? 'print.confirmCompactTitle' : 'print.confirmTitle'),
       message: (
         <Stack gap="xs">
-          <Text size="sm">{t('print.confirm', { n: selected.size })}</Text>
+          <Text size="sm" c="dark.7">
+            {t('print.confirm', { n: selected.size })}
+          </Text>
           <Group gap="xs">
             <Button
               size="compact-sm"
