@@ -175,6 +175,18 @@ describe('not found', () => {
     await page.context().close();
   });
 
+  it('keeps the header and offers a reload when a screen cannot be downloaded', async () => {
+    const context = await newContext(browser, portal.baseUrl);
+    // The connection drops exactly when the screen's code is fetched.
+    await context.route('**/assets/terms-of-use-page-*.js', (route) => route.abort('internetdisconnected'));
+    const page = await context.newPage();
+    await page.goto('/termos-de-uso');
+    await page.getByRole('heading', { level: 1, name: 'Não foi possível abrir esta tela' }).waitFor();
+    await page.getByRole('button', { name: /^Idioma/ }).waitFor();
+    await page.getByRole('button', { name: 'Recarregar a página' }).waitFor();
+    await context.close();
+  });
+
   it('sends a visitor of a protected screen without a session to the login', async () => {
     const page = await open('/dashboard/patient/protocols');
     await page.waitForURL('**/login');

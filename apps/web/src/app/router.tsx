@@ -5,6 +5,7 @@ import { RequireAuth } from './layout/require-auth';
 import { LoadingPage } from './pages/loading-page';
 import { NotFoundPage } from './pages/not-found-page';
 import { PlaceholderPage } from './pages/placeholder-page';
+import { RouteErrorPage } from './pages/route-error-page';
 
 // One chunk per screen, so the first visit to /login downloads only the login.
 const LoginPage = lazy(() => import('../features/auth/components/login-page'));
@@ -95,29 +96,36 @@ const authenticatedRoutes: RouteObject[] = AUTHENTICATED_PATHS.map((path) => ({
 export const routes: RouteObject[] = [
   {
     element: <AppLayout />,
+    errorElement: <RouteErrorPage />,
     children: [
-      { index: true, element: <Navigate to="/login" replace /> },
-      { path: '/login', element: <LoginPage /> },
-      { path: '/login-cv', element: <LoginCvPage /> },
-      { path: '/instituicao/:clinic', element: <InstitutionLoginPage /> },
-      { path: '/instituicao', element: <NotFoundPage /> },
-      { path: '/instituicao/*', element: <NotFoundPage /> },
-      { path: '/landing/:accessToken?', element: <LandingPage /> },
-      { path: '/login-qrcode', element: <QrCodeLoginPage /> },
-      { path: '/login-external', element: <ExternalLoginPage /> },
-      { path: '/patient/create', element: <PatientCreatePage /> },
-      { path: '/physician-info', element: <PhysicianInfoPage /> },
-      { path: '/physician/create', element: <PhysicianCreatePage /> },
-      { path: '/password/reset', element: <ResetPasswordPage /> },
-      { path: '/company-access/create', element: <CompanyAccessPage /> },
-      { path: '/loading', element: <LoadingPage /> },
-      { path: '/not-found', element: <NotFoundPage /> },
-      { path: '/politica-de-privacidade', element: <PrivacyPolicyPage /> },
-      { path: '/termos-de-uso', element: <TermsOfUsePage /> },
-      // The administration interface lives elsewhere now (spec 1, 6).
-      { path: '/admin/*', element: <AdminMovedPage /> },
-      { element: <RequireAuth />, children: authenticatedRoutes },
-      { path: '*', element: <NotFoundPage /> },
+      {
+        // A failing screen is replaced inside the layout, so the header and language menu stay.
+        errorElement: <RouteErrorPage />,
+        children: [
+          { index: true, element: <Navigate to="/login" replace /> },
+          { path: '/login', element: <LoginPage /> },
+          { path: '/login-cv', element: <LoginCvPage /> },
+          { path: '/instituicao/:clinic', element: <InstitutionLoginPage /> },
+          { path: '/instituicao', element: <NotFoundPage /> },
+          { path: '/instituicao/*', element: <NotFoundPage /> },
+          { path: '/landing/:accessToken?', element: <LandingPage /> },
+          { path: '/login-qrcode', element: <QrCodeLoginPage /> },
+          { path: '/login-external', element: <ExternalLoginPage /> },
+          { path: '/patient/create', element: <PatientCreatePage /> },
+          { path: '/physician-info', element: <PhysicianInfoPage /> },
+          { path: '/physician/create', element: <PhysicianCreatePage /> },
+          { path: '/password/reset', element: <ResetPasswordPage /> },
+          { path: '/company-access/create', element: <CompanyAccessPage /> },
+          { path: '/loading', element: <LoadingPage /> },
+          { path: '/not-found', element: <NotFoundPage /> },
+          { path: '/politica-de-privacidade', element: <PrivacyPolicyPage /> },
+          { path: '/termos-de-uso', element: <TermsOfUsePage /> },
+          // The administration interface lives elsewhere now (spec 1, 6).
+          { path: '/admin/*', element: <AdminMovedPage /> },
+          { element: <RequireAuth />, children: authenticatedRoutes },
+          { path: '*', element: <NotFoundPage /> },
+        ],
+      },
     ],
   },
 ];
