@@ -110,6 +110,24 @@ describe('login screen', () => {
     await page.context().close();
   });
 
+  it('tells a time-out and a server failure apart', async () => {
+    const page = await open('/login');
+    await dismissScamWarning(page);
+    // A gateway in front of the portal gives up (504), then the portal itself fails (500).
+    let status = 504;
+    await page.route('**/api/v2/auth/login', (route) =>
+      route.fulfill({ status, contentType: 'application/json', body: '{"message":"Internal server error."}' }),
+    );
+    await page.getByRole('textbox', { name: /^Protocolo ou e-mail/ }).fill('ana@example.com');
+    await page.getByLabel(/^Senha/).fill('qualquer');
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByText('O servidor demorou demais para responder', { exact: false }).waitFor();
+    status = 500;
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByText('Não foi possível concluir o acesso. Entre em contato com o suporte.').first().waitFor();
+    await page.context().close();
+  });
+
   it('toggles the password recovery panel with the login panel', async () => {
     const page = await open('/login');
     await dismissScamWarning(page);
