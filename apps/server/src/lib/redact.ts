@@ -13,6 +13,14 @@ const SECRET_QUERY_KEYS = new Set([
   'apikey',
 ]);
 
+// Integrators name secrets freely (access_token, newPassword, api_key): any key that mentions one is
+// treated as a secret, so a spelling this list never heard of still stays out of the logs.
+const SECRET_KEY_PARTS = ['password', 'token', 'secret', 'apikey', 'api_key'];
+
+function isSecretKey(key: string): boolean {
+  return SECRET_QUERY_KEYS.has(key) || SECRET_KEY_PARTS.some((part) => key.includes(part));
+}
+
 /** Replaces secret query values and `/landing/<token>` with `[REDACTED]`. */
 export function redactUrl(url: string): string {
   const [pathPart = '', query] = url.split('?', 2);
@@ -28,7 +36,7 @@ export function redactUrl(url: string): string {
       } catch {
         /* keep the raw key */
       }
-      return SECRET_QUERY_KEYS.has(decoded.toLowerCase()) ? `${key}=[REDACTED]` : pair;
+      return isSecretKey(decoded.toLowerCase()) ? `${key}=[REDACTED]` : pair;
     })
     .join('&');
   return `${safePath}?${safeQuery}`;
