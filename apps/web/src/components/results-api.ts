@@ -2,6 +2,7 @@ import type { Exam, ProtocolItem } from '@portal/shared/schemas/delivery';
 import { keepPreviousData, type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, buildUrl } from '../lib/api-client';
 import { getToken } from '../lib/session';
+import { fileNameOf } from './content-disposition';
 
 export type { Exam, ProtocolItem };
 
@@ -117,21 +118,6 @@ export function useMarkRead() {
 export interface DownloadedFile {
   blob: Blob;
   fileName: string;
-}
-
-/** The server's file name (contract 2: `Content-Disposition: attachment; filename="…"`). */
-export function fileNameOf(disposition: string | null, fallback: string): string {
-  if (!disposition) return fallback;
-  const star = /filename\*=(?:UTF-8'')?([^;]+)/i.exec(disposition);
-  if (star?.[1]) {
-    try {
-      return decodeURIComponent(star[1].trim().replace(/^"|"$/g, ''));
-    } catch {
-      // fall through to the plain name
-    }
-  }
-  const plain = /filename="?([^";]+)"?/i.exec(disposition);
-  return plain?.[1]?.trim() || fallback;
 }
 
 async function failure(response: Response): Promise<ApiError> {

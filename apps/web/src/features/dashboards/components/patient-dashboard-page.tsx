@@ -1,17 +1,21 @@
 import { Button } from '@mantine/core';
 import { PAGE_SIZE, PATIENT_DATE_PRESETS } from '@portal/shared/limits';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DateRangeFilter, ReadFilter, RefreshLink, SearchBox } from '../../../components/list-controls';
 import { type ProtocolItem, useProtocolList } from '../../../components/results-api';
 import { useCredentials } from '../../../lib/session';
-import { HistoryModal } from '../../history/components/history-modal';
 import { LinkProtocolModal } from '../../link-protocol/components/link-protocol-modal';
 import { ShareModal } from '../../shares/components/share-modal';
 import { useShareEnabled } from '../api/dashboard-api';
 import { useListFilters } from '../hooks/use-list-filters';
 import { DashboardFrame } from './dashboard-frame';
 import { ProtocolList } from './protocol-list';
+
+// The chart library and the PDF writer load only when the patient opens the history.
+const HistoryModal = lazy(() =>
+  import('../../history/components/history-modal').then((m) => ({ default: m.HistoryModal })),
+);
 
 /** Spec 2.7: the patient's protocols, with link, share and history. */
 export default function PatientDashboardPage() {
@@ -98,7 +102,11 @@ export default function PatientDashboardPage() {
         patientUserId={credentials?.user?.identifier ?? ''}
       />
       <ShareModal protocol={sharing} onClose={() => setSharing(null)} />
-      {history && <HistoryModal opened={history} onClose={() => setHistory(false)} />}
+      {history && (
+        <Suspense fallback={null}>
+          <HistoryModal opened={history} onClose={() => setHistory(false)} />
+        </Suspense>
+      )}
     </>
   );
 }
