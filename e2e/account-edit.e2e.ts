@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
+import { expectAccessible, expectFitsNarrowPhone, launchBrowser, screenshotBothWidths } from './support/browser';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
 import { openPage, signIn } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
@@ -68,6 +68,7 @@ describe('patient account screen', () => {
     const save = page.getByRole('button', { name: 'Salvar', exact: true });
     expect(await save.isDisabled()).toBe(true);
     await screenshotBothWidths(page, 'patient-edit-incomplete');
+    await expectFitsNarrowPhone(page, '/patient/edit');
     await expectAccessible(page, '/patient/edit');
 
     expect(await page.getByLabel(/^Nome completo/).inputValue()).toBe('Bruno Alves');

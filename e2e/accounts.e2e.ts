@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminApi } from './support/admin-api';
-import { expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
+import { expectAccessible, expectFitsNarrowPhone, launchBrowser, screenshotBothWidths } from './support/browser';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
 import { openPage, signIn } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
@@ -73,6 +73,7 @@ describe('patient self-registration', () => {
     const submit = page.getByTestId('patient-create-submit');
     expect(await submit.isDisabled()).toBe(true);
     await screenshotBothWidths(page, 'patient-create');
+    await expectFitsNarrowPhone(page, '/patient/create');
     await expectAccessible(page, '/patient/create');
 
     // The service terms open in a modal with the server's current text.
@@ -205,6 +206,7 @@ describe('physician registration', () => {
     expect(await page.getByLabel(/^UF do CRM/).inputValue()).toBe('SP');
     expect(await page.getByLabel(/^Nome completo/).inputValue()).toBe('Carlos Lima');
     await screenshotBothWidths(page, 'physician-create');
+    await expectFitsNarrowPhone(page, '/physician/create');
     await expectAccessible(page, '/physician/create');
 
     await page.getByLabel(/^Senha/).fill('Medico-2026-seguro');
@@ -270,6 +272,7 @@ describe('institution login and legal pages', () => {
     );
     await page.getByRole('link', { name: /WhatsApp/ }).waitFor();
     await screenshotBothWidths(page, 'institution-login');
+    await expectFitsNarrowPhone(page, '/instituicao/clinvida');
     await expectAccessible(page, '/instituicao/clinvida');
 
     // Signed in from the clinic's page, the logout returns there (spec 4.3).

@@ -1,6 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, launchBrowser, newContext, screenshotBothWidths } from './support/browser';
+import {
+  expectAccessible,
+  expectFitsNarrowPhone,
+  launchBrowser,
+  newContext,
+  screenshotBothWidths,
+} from './support/browser';
 import { dismissScamWarning, openPage } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
 
@@ -76,6 +82,7 @@ describe('login screen', () => {
     expect(await page.getByRole('region', { name: 'Aviso de cookies' }).count()).toBe(0);
 
     await screenshotBothWidths(page, 'login');
+    await expectFitsNarrowPhone(page, '/login');
     await expectAccessible(page, '/login');
     await page.context().close();
   });

@@ -76,3 +76,13 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
     throw new Error(`axe found ${blocking.length} serious/critical violation(s) on ${label}:\n${lines.join('\n')}`);
   }
 }
+
+/** Phones first: at 360 px wide the screen must not scroll sideways. */
+export async function expectFitsNarrowPhone(page: Page, label: string): Promise<void> {
+  const original = page.viewportSize() ?? { width: WIDTHS.desktop, height: 900 };
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  await page.setViewportSize(original);
+  if (overflow > 0) throw new Error(`${label} scrolls sideways by ${overflow}px at 360 px wide`);
+}
