@@ -521,6 +521,15 @@ describe('patient dashboard', () => {
     const rx = page.getByTestId('exam-row').filter({ hasText: 'Raio-X de tórax' });
     expect(await rx.getByTestId('exam-read-state').textContent()).toBe('Lido');
 
+    // 'Show all' opens the merged reports and marks their exams read; an exam without a report stays unread.
+    await page.getByRole('button', { name: 'Ver todos os laudos' }).click();
+    const all = page.getByRole('dialog', { name: 'Todos os laudos' });
+    await all.waitFor();
+    await all.getByRole('button', { name: 'Fechar' }).click();
+    const hemo = page.getByTestId('exam-row').filter({ hasText: 'Hemograma completo' });
+    expect(await hemo.getByTestId('exam-read-state').textContent()).toBe('Lido');
+    expect(await discarded.getByTestId('exam-read-state').textContent()).toBe('Não lido');
+
     await page.getByRole('button', { name: 'Verificar assinatura digital' }).click();
     const help = page.getByRole('dialog', { name: 'Verificar assinatura digital' });
     expect(await help.getByRole('link', { name: 'https://validar.iti.gov.br' }).getAttribute('href')).toBe(

@@ -89,14 +89,19 @@ export function markExamsRead(client: QueryClient, requestId: string, examIds: r
   const updateExams = (exams: Exam[] | undefined) =>
     exams?.map((exam) => (isRead(exam) ? { ...exam, examRead: true } : exam));
   client.setQueryData<Exam[]>(['protocol-exams', requestId], updateExams);
+  let detailRead: boolean | null = null;
   client.setQueriesData<ProtocolItem>({ queryKey: ['protocol'] }, (protocol) => {
     if (!protocol || protocol.requestId !== requestId || !protocol.exams) return protocol;
     const exams = updateExams(protocol.exams) ?? [];
     const allRead = exams.length > 0 && exams.every((e) => e.examRead);
+    detailRead = allRead;
     return { ...protocol, exams, protocolRead: allRead, allExamsRead: allRead };
   });
   const exams = client.getQueryData<Exam[]>(['protocol-exams', requestId]);
-  const allRead = examIds === 'all' || (exams !== undefined && exams.length > 0 && exams.every((e) => e.examRead));
+  const allRead =
+    examIds === 'all' ||
+    detailRead === true ||
+    (exams !== undefined && exams.length > 0 && exams.every((e) => e.examRead));
   if (!allRead) return;
   client.setQueriesData<Page<ProtocolItem>>({ queryKey: ['protocols'] }, (page) =>
     page

@@ -107,6 +107,10 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
 
   const target = (exam: Exam) => ({ requestId: protocol.requestId, examIds: [exam.id], title: exam.description });
   const firstReport = protocol.exams?.find((e) => e.identifierReport && e.rectificationStatus !== 'PENDING');
+  // The merged file holds the reports that are not withheld; those are the exams it marks read.
+  const printableIds = (protocol.exams ?? [])
+    .filter((e) => e.identifierReport && e.rectificationStatus?.toUpperCase() !== 'PENDING')
+    .map((e) => e.id);
   const patient = protocol.patient;
 
   return (
@@ -172,7 +176,7 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
                 void opener.open(
                   'report',
                   firstReport.identifierReport ?? '',
-                  { requestId: protocol.requestId, examIds: 'all', title: t('results:detail.allReports') },
+                  { requestId: protocol.requestId, examIds: printableIds, title: t('results:detail.allReports') },
                   true,
                 )
               }
