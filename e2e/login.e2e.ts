@@ -69,7 +69,12 @@ describe('login screen', () => {
     // The password can be shown and hidden again.
     await password.fill('segredo1');
     expect(await password.getAttribute('type')).toBe('password');
-    await page.getByRole('button', { name: 'Mostrar ou ocultar a senha' }).click();
+    // The toggle is reachable with the keyboard, right after the field.
+    await password.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(
+      'Mostrar ou ocultar a senha',
+    );
+    await page.keyboard.press('Space');
     expect(await password.getAttribute('type')).toBe('text');
 
     // The consent banner is part of the first visit; accepting it is remembered.

@@ -1,9 +1,10 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Button, Checkbox, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Checkbox, Group, Stack, Text, TextInput } from '@mantine/core';
 import { TOAST_MS } from '@portal/shared/limits';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
+import { PasswordField } from '../../../components/password-field';
 import { errorText } from '../../../lib/errors';
 import { notify } from '../../../lib/notify';
 import { changeEmailSchema, type ChangeEmailValues } from '../account-edit-schemas';
@@ -49,12 +50,11 @@ export function ChangeEmailForm({ currentEmail }: { currentEmail: string }) {
       {open && (
         <form onSubmit={handleSubmit(onSubmit)} noValidate>
           <Stack gap="sm">
-            <PasswordInput
+            <PasswordField
               label={t('edit.currentPassword')}
               autoComplete="current-password"
               required
               error={fieldError(errors.currentPassword?.message)}
-              visibilityToggleButtonProps={{ 'aria-label': t('common:actions.showPassword') }}
               {...register('currentPassword')}
             />
             <TextInput

@@ -1,9 +1,10 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Button, Checkbox, Group, PasswordInput, Stack } from '@mantine/core';
+import { Button, Checkbox, Group, Stack } from '@mantine/core';
 import { TOAST_MS } from '@portal/shared/limits';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
+import { PasswordField } from '../../../components/password-field';
 import { errorText } from '../../../lib/errors';
 import { notify } from '../../../lib/notify';
 import { changePasswordSchema, type ChangePasswordValues } from '../account-edit-schemas';
@@ -42,29 +43,26 @@ export function ChangePasswordForm() {
       {open && (
         <form onSubmit={handleSubmit(onSubmit)} noValidate>
           <Stack gap="sm">
-            <PasswordInput
+            <PasswordField
               label={t('edit.currentPassword')}
               autoComplete="current-password"
               required
               error={fieldError(errors.currentPassword?.message)}
-              visibilityToggleButtonProps={{ 'aria-label': t('common:actions.showPassword') }}
               {...register('currentPassword')}
             />
-            <PasswordInput
+            <PasswordField
               label={t('edit.newPassword')}
               description={t('common:hints.passwordMin')}
               autoComplete="new-password"
               required
               error={fieldError(errors.newPassword?.message)}
-              visibilityToggleButtonProps={{ 'aria-label': t('common:actions.showPassword') }}
               {...register('newPassword')}
             />
-            <PasswordInput
+            <PasswordField
               label={t('edit.confirmNewPassword')}
               autoComplete="new-password"
               required
               error={fieldError(errors.confirmNewPassword?.message)}
-              visibilityToggleButtonProps={{ 'aria-label': t('common:actions.showPassword') }}
               {...register('confirmNewPassword')}
             />
             <Group justify="flex-end">

@@ -1,8 +1,9 @@
-import { Button, Group, Loader, PasswordInput, Radio, Stack, Text } from '@mantine/core';
+import { Button, Group, Loader, Radio, Stack, Text } from '@mantine/core';
 import { MFA_PHONE_MIN_DIGITS, MFA_TOKEN_LENGTH, TOAST_MS } from '@portal/shared/limits';
 import { digitsOnly } from '@portal/shared/validation';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { PasswordField } from '../../../components/password-field';
 import { StatusBadge } from '../../../components/status-badge';
 import { CheckIcon, InfoIcon } from '../../../components/icons';
 import { MaskedInput } from '../../../components/masked-input';
@@ -42,12 +43,11 @@ export function MfaPanel() {
           {status.data.phoneNumber && <Text size="sm">{t('mfa.phone', { phone: status.data.phoneNumber })}</Text>}
         </Group>
         <Text size="sm">{t('mfa.disableText')}</Text>
-        <PasswordInput
+        <PasswordField
           label={t('edit.currentPassword')}
           autoComplete="current-password"
           value={password}
           onChange={(e) => setPassword(e.currentTarget.value)}
-          visibilityToggleButtonProps={{ 'aria-label': t('common:actions.showPassword') }}
         />
         <Group justify="flex-end">
           <Button

@@ -1,5 +1,5 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Anchor, Button, Checkbox, Group, PasswordInput, SegmentedControl, Stack, TextInput } from '@mantine/core';
+import { Anchor, Button, Checkbox, Group, SegmentedControl, Stack, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { ServerMessage } from '@portal/shared/errors';
 import { DELAY_MS, MFA_TOKEN_LENGTH, TOAST_MS } from '@portal/shared/limits';
@@ -7,6 +7,7 @@ import { digitsOnly, formatCpf, looksLikeEmail, parseBrDate } from '@portal/shar
 import { useEffect, useRef } from 'react';
 import { Controller, useForm, useWatch } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
+import { PasswordField } from '../../../components/password-field';
 import { Link, useNavigate } from 'react-router';
 import { MaskedInput } from '../../../components/masked-input';
 import { ApiError } from '../../../lib/api-client';
@@ -207,12 +208,11 @@ export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
           </Stack>
         )}
 
-        <PasswordInput
+        <PasswordField
           label={t('login.password')}
           autoComplete="current-password"
           required
           error={fieldError(errors.password?.message)}
-          visibilityToggleButtonProps={{ 'aria-label': t('login.togglePassword') }}
           data-testid="login-password"
           {...register('password')}
         />

@@ -1,8 +1,9 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Button, Loader, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Button, Loader, Stack, TextInput } from '@mantine/core';
 import { TOAST_MS } from '@portal/shared/limits';
 import { Controller, useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
+import { PasswordField } from '../../../components/password-field';
 import { useNavigate, useSearchParams } from 'react-router';
 import { z } from 'zod';
 import { PageCard } from '../../../components/page-card';
@@ -80,21 +81,19 @@ export default function CompanyAccessPage() {
             error={fieldError(errors.fullName?.message)}
             {...register('fullName')}
           />
-          <PasswordInput
+          <PasswordField
             label={t('companyAccess.password')}
             description={t('common:hints.passwordMin')}
             autoComplete="new-password"
             required
             error={fieldError(errors.password?.message)}
-            visibilityToggleButtonProps={{ 'aria-label': t('common:actions.showPassword') }}
             {...register('password')}
           />
-          <PasswordInput
+          <PasswordField
             label={t('companyAccess.confirmPassword')}
             autoComplete="new-password"
             required
             error={fieldError(errors.confirmPassword?.message)}
-            visibilityToggleButtonProps={{ 'aria-label': t('common:actions.showPassword') }}
             {...register('confirmPassword')}
           />
           <Controller

@@ -1,8 +1,9 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Alert, Button, Loader, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Alert, Button, Loader, Stack, TextInput } from '@mantine/core';
 import { TOAST_MS } from '@portal/shared/limits';
 import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
+import { PasswordField } from '../../../components/password-field';
 import { Link, useSearchParams } from 'react-router';
 import { z } from 'zod';
 import { AlertIcon, CheckIcon } from '../../../components/icons';
@@ -77,21 +78,19 @@ export default function ResetPasswordPage() {
       <form onSubmit={handleSubmit(onSubmit)} noValidate>
         <Stack gap="md">
           <TextInput label={t('reset.email')} value={tokenCheck.data} readOnly autoComplete="username" />
-          <PasswordInput
+          <PasswordField
             label={t('reset.newPassword')}
             description={t('common:hints.passwordMin')}
             autoComplete="new-password"
             required
             error={fieldError(errors.newPassword?.message)}
-            visibilityToggleButtonProps={{ 'aria-label': t('common:actions.showPassword') }}
             {...register('newPassword')}
           />
-          <PasswordInput
+          <PasswordField
             label={t('reset.confirmPassword')}
             autoComplete="new-password"
             required
             error={fieldError(errors.confirmNewPassword?.message)}
-            visibilityToggleButtonProps={{ 'aria-label': t('common:actions.showPassword') }}
             {...register('confirmNewPassword')}
           />
           <Button type="submit" loading={mutation.isPending}>

@@ -1,10 +1,11 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Alert, Anchor, Button, Group, PasswordInput, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Anchor, Button, Group, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { ServerMessage } from '@portal/shared/errors';
 import { TOAST_MS } from '@portal/shared/limits';
 import { useEffect, useState } from 'react';
 import { Controller, useForm, useWatch } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
+import { PasswordField } from '../../../components/password-field';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ArrowLeftIcon, CheckIcon } from '../../../components/icons';
 import { MaskedInput } from '../../../components/masked-input';
@@ -231,21 +232,19 @@ export default function PatientCreatePage() {
             />
           </SimpleGrid>
           <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-            <PasswordInput
+            <PasswordField
               label={t('patientCreate.password')}
               description={t('common:hints.passwordMin')}
               autoComplete="new-password"
               required
               error={fieldError(errors.password?.message)}
-              visibilityToggleButtonProps={{ 'aria-label': t('common:actions.showPassword') }}
               {...register('password')}
             />
-            <PasswordInput
+            <PasswordField
               label={t('patientCreate.confirmPassword')}
               autoComplete="new-password"
               required
               error={fieldError(errors.confirmPassword?.message)}
-              visibilityToggleButtonProps={{ 'aria-label': t('common:actions.showPassword') }}
               {...register('confirmPassword')}
             />
           </SimpleGrid>

@@ -1,8 +1,9 @@
-import { Button, Fieldset, Group, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Fieldset, Group, Stack, Text, TextInput } from '@mantine/core';
 import { TOAST_MS } from '@portal/shared/limits';
 import { useState } from 'react';
 import type { UseFormRegister } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
+import { PasswordField } from '../../../components/password-field';
 import { StatusBadge } from '../../../components/status-badge';
 import { CheckIcon } from '../../../components/icons';
 import { errorText } from '../../../lib/errors';
@@ -55,11 +56,10 @@ export function ProtocolValidationBox({
           error={missing && !protocolNumber.trim() ? t('common:validation.required') : undefined}
           {...register('protocolNumber')}
         />
-        <PasswordInput
+        <PasswordField
           label={t('patientCreate.protocolPassword')}
           autoComplete="off"
           error={missing && !protocolPassword ? t('common:validation.required') : undefined}
-          visibilityToggleButtonProps={{ 'aria-label': t('common:actions.showPassword') }}
           {...register('protocolPassword')}
         />
         <Group justify="space-between">

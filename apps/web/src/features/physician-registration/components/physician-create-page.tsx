@@ -1,9 +1,10 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Button, Loader, PasswordInput, SimpleGrid, Stack, TextInput } from '@mantine/core';
+import { Button, Loader, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import { TOAST_MS } from '@portal/shared/limits';
 import { useEffect } from 'react';
 import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
+import { PasswordField } from '../../../components/password-field';
 import { useNavigate, useSearchParams } from 'react-router';
 import { z } from 'zod';
 import { PageCard } from '../../../components/page-card';
@@ -87,21 +88,19 @@ export default function PhysicianCreatePage() {
             <TextInput label={t('physicianCreate.crm')} value={data.crm} readOnly />
             <TextInput label={t('physicianCreate.uf')} value={data.uf} readOnly />
           </SimpleGrid>
-          <PasswordInput
+          <PasswordField
             label={t('physicianCreate.password')}
             description={t('common:hints.passwordMin')}
             autoComplete="new-password"
             required
             error={fieldError(errors.password?.message)}
-            visibilityToggleButtonProps={{ 'aria-label': t('common:actions.showPassword') }}
             {...register('password')}
           />
-          <PasswordInput
+          <PasswordField
             label={t('physicianCreate.confirmPassword')}
             autoComplete="new-password"
             required
             error={fieldError(errors.confirmPassword?.message)}
-            visibilityToggleButtonProps={{ 'aria-label': t('common:actions.showPassword') }}
             {...register('confirmPassword')}
           />
           <Button type="submit" loading={mutation.isPending}>
