@@ -279,6 +279,40 @@ describe('throttling', () => {
   });
 });
 
+describe('throttling: growth, ceiling and the other guesses', () => {
+  test('a 429 does not count; the next failure after a lock doubles it; at most 15 minutes', async () => {
+    expect((await ingestProtocol(world, '300060')).statusCode).toBe(201);
+    for (let i = 1; i <= 5; i++) await login(world, { userName: '300060', password: `errada${i}` });
+    expectError(await login(world, { userName: '300060', password: 'errada-bloqueada' }), 429);
+    world.portal.clock.advance(61_000);
+    expectError(await login(world, { userName: '300060', password: 'errada6' }), 401);
+    const second = await login(world, { userName: '300060', password: 'senha123' });
+    expectError(second, 429);
+    expect(Number(second.headers['retry-after'])).toBeGreaterThan(60);
+    expect(Number(second.headers['retry-after'])).toBeLessThanOrEqual(120);
+    for (let failures = 7; failures <= 30; failures++) {
+      world.portal.clock.advance(16 * 60_000);
+      await login(world, { userName: '300060', password: `errada${failures}` });
+    }
+    const capped = await login(world, { userName: '300060', password: 'senha123' });
+    expectError(capped, 429);
+    expect(Number(capped.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
+  });
+
+  test('protocol validation is throttled the same way', async () => {
+    expect((await ingestProtocol(world, '300070')).statusCode).toBe(201);
+    const check = (password: string) =>
+      world.portal.app.inject({
+        method: 'GET',
+        url: `/api/v2/auth/isValidProtocol?protocol=300070&password=${password}`,
+      });
+    for (let i = 1; i <= 5; i++) expect((await check(`errada${i}`)).statusCode).not.toBe(429);
+    const locked = await check('senha123');
+    expectError(locked, 429);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});
+
 describe('sessions', () => {
   test('logout revokes the session: later calls are 401', async () => {
     const token = await guestToken(world, '300001');
