@@ -410,6 +410,15 @@ async function signedInPatient(): Promise<Page> {
   return page;
 }
 
+/** Spec 7 of the brief: every screen works at 360 px, with nothing wider than the phone. */
+async function fitsPhoneWidth(page: Page): Promise<void> {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  expect(overflow).toBeLessThanOrEqual(0);
+}
+
 const rows = (page: Page) => page.getByTestId('protocol-row');
 
 async function pickPreset(page: Page, preset: string): Promise<void> {
@@ -426,6 +435,7 @@ describe('patient dashboard', () => {
     expect(await rows(page).count()).toBe(10);
     await screenshotBothWidths(page, 'results-patient-dashboard');
     await expectAccessible(page, 'patient dashboard');
+    await fitsPhoneWidth(page);
 
     const pager = page.getByRole('navigation', { name: 'Paginação' });
     await pager.getByRole('button', { name: 'Página 2' }).click();
@@ -513,6 +523,7 @@ describe('patient dashboard', () => {
     await page.getByRole('button', { name: 'Ver todos os laudos' }).waitFor();
     await screenshotBothWidths(page, 'results-protocol-detail');
     await expectAccessible(page, 'protocol detail');
+    await fitsPhoneWidth(page);
 
     await page.getByRole('button', { name: 'Abrir a imagem de Raio-X de tórax' }).click();
     const viewer = page.getByRole('dialog', { name: 'Raio-X de tórax' });
@@ -633,6 +644,7 @@ describe('unique-login dashboard', () => {
     await page.getByText('2 protocolo(s) encontrado(s)').waitFor();
     await screenshotBothWidths(page, 'results-unique-login');
     await expectAccessible(page, 'unique-login dashboard');
+    await fitsPhoneWidth(page);
     await page.getByRole('searchbox', { name: 'Buscar' }).fill('Vitamina');
     await page.getByText('1 protocolo(s) encontrado(s)').waitFor();
     await page.getByRole('link', { name: 'Abrir o protocolo J-2' }).click();
@@ -648,6 +660,7 @@ describe('unique-login dashboard', () => {
     expect(await banner.getByRole('link', { name: 'Criar conta' }).getAttribute('href')).toBe('/patient/create?p=J-2');
     await screenshotBothWidths(guest, 'results-guest-protocol');
     await expectAccessible(guest, 'guest protocol');
+    await fitsPhoneWidth(guest);
     await guest.context().close();
   });
 });

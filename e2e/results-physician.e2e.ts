@@ -310,6 +310,15 @@ async function signedIn(user: { email: string; password: string }, target: strin
   return page;
 }
 
+/** Spec 7 of the brief: every screen works at 360 px, with nothing wider than the phone. */
+async function fitsPhoneWidth(page: Page): Promise<void> {
+  await page.setViewportSize({ width: 360, height: 740 });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  expect(overflow).toBeLessThanOrEqual(0);
+}
+
 const rows = (page: Page) => page.getByTestId('protocol-row');
 const selectedCount = (page: Page, text: string) =>
   page.getByTestId('selection-count').and(page.getByText(text, { exact: true }));
@@ -348,6 +357,7 @@ describe('physician dashboard', () => {
     await page.getByRole('columnheader', { name: 'Paciente' }).waitFor();
     await screenshotBothWidths(page, 'results-physician-dashboard');
     await expectAccessible(page, 'physician dashboard');
+    await fitsPhoneWidth(page);
 
     await pickPreset(page, 'Últimos 14 dias');
     await count(page, 59);
@@ -452,6 +462,7 @@ describe('physician dashboard', () => {
     await page.getByRole('searchbox', { name: 'Buscar' }).waitFor();
     await screenshotBothWidths(page, 'results-physician-protocol');
     await expectAccessible(page, 'physician protocol detail');
+    await fitsPhoneWidth(page);
     await page.context().close();
   });
 });
@@ -463,6 +474,7 @@ describe('external dashboard', () => {
     await page.getByRole('columnheader', { name: 'Paciente' }).waitFor();
     await screenshotBothWidths(page, 'results-external-dashboard');
     await expectAccessible(page, 'external dashboard');
+    await fitsPhoneWidth(page);
     await page.getByRole('checkbox', { name: 'Selecionar todos desta página' }).check();
     await selectedCount(page, '5 protocolo(s) selecionado(s)').waitFor();
     const pdf = await downloadOf(page, () => answerPrint(page, 'Imprimir', 'Sim'));
