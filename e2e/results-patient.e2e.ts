@@ -465,7 +465,10 @@ describe('patient dashboard', () => {
     // Expand the row: the exams load then; opening the report marks exam and protocol read.
     const row = rows(page).first();
     expect(await row.getByTestId('protocol-read-state').textContent()).toBe('Não lido');
-    await page.getByRole('button', { name: 'Ver exames do protocolo P-TC' }).click();
+    // By keyboard: the row expands with Enter, and Escape closes the file viewer.
+    await page.getByRole('button', { name: 'Ver exames do protocolo P-TC' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Ocultar exames do protocolo P-TC' }).waitFor();
     const exam = page.getByTestId('exam-row').first();
     await exam.waitFor();
     expect(await exam.getByTestId('exam-read-state').textContent()).toBe('Não lido');
@@ -475,7 +478,8 @@ describe('patient dashboard', () => {
     expect(await exam.getByTestId('exam-read-state').textContent()).toBe('Lido');
     expect(await row.getByTestId('protocol-read-state').textContent()).toBe('Lido');
     await screenshotBothWidths(page, 'results-report-viewer');
-    await viewer.getByRole('button', { name: 'Fechar' }).click();
+    await page.keyboard.press('Escape');
+    await viewer.waitFor({ state: 'hidden' });
 
     await search.fill('');
     await page.getByText('12 protocolo(s) encontrado(s)').waitFor();
