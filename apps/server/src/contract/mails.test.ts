@@ -392,6 +392,14 @@ describe('shares', () => {
     const after = await app().inject({ method: 'GET', url: '/api/v2/auth/validate', headers: bearer(shareToken!) });
     expect(after.statusCode).toBe(401);
     expect(after.json<{ message: string }>().message).toContain('is expired!');
+
+    const trace = await app().inject({
+      method: 'GET',
+      url: '/api/administrationbe/trace?protocol=600001',
+      headers: bearer(world.adminToken),
+    });
+    const events = trace.json<{ data: { items: Array<{ event: string }> } }>().data.items.map((i) => i.event);
+    for (const name of ['SHARE_CREATED', 'SHARE_OPENED', 'SHARE_REVOKED']) expect(events).toContain(name);
     await guestToken(world, '600001');
   });
 });

@@ -145,3 +145,20 @@ export async function sessionProtocolSummary(
     .executeTakeFirst();
   return { count: Number(count.n), first: first ?? null };
 }
+
+/** The recipient and protocols of a share, for the trace of its opening. */
+export async function shareOpeningFacts(
+  db: Db,
+  shareId: string,
+): Promise<{ email: string; protocols: Array<{ id: string; number: string; institutionCode: string }> } | null> {
+  const share = await db.selectFrom('shares').select(['email']).where('id', '=', shareId).executeTakeFirst();
+  if (!share) return null;
+  const protocols = await db
+    .selectFrom('shareProtocols')
+    .innerJoin('protocols', 'protocols.id', 'shareProtocols.protocolId')
+    .innerJoin('institutions', 'institutions.id', 'protocols.institutionId')
+    .select(['protocols.id', 'protocols.number', 'institutions.code as institutionCode'])
+    .where('shareProtocols.shareId', '=', shareId)
+    .execute();
+  return { email: share.email, protocols };
+}

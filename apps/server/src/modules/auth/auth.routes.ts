@@ -15,7 +15,7 @@ import {
 import type { AppContext } from '../../context.js';
 import { badRequest } from '../../lib/errors.js';
 import { authenticate, requireAuth } from '../../plugins/auth.js';
-import { login, logout, sessionUserOf } from './auth.service.js';
+import { login, logout, validateSession } from './auth.service.js';
 import { activateToken, generateToken, inactivateToken, mfaStatus } from './mfa.service.js';
 
 /** Every way in (contract 3) and the MFA calls of spec 7.1, under /api/v2/auth. */
@@ -62,7 +62,7 @@ export default function authRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get(
       '/api/v2/auth/validate',
       { preHandler: auth, schema: { response: { 200: validateResponse } } },
-      async (request) => ({ data: await sessionUserOf(ctx, requireAuth(request)) }),
+      async (request) => ({ data: await validateSession(ctx, requireAuth(request), request) }),
     );
 
     app.post(

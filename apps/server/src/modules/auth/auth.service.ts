@@ -19,6 +19,7 @@ import {
   institutionCodeById,
   type ProtocolCandidate,
   sessionProtocolSummary,
+  shareOpeningFacts,
 } from './auth.repository.js';
 import {
   appKeyDecision,
@@ -376,6 +377,36 @@ export async function sessionUserOf(ctx: AppContext, auth: AuthContext): Promise
     countProtocols: summary.count,
     role: auth.role,
   };
+}
+
+/**
+ * `validate` is the first call of the landing page: for a share session it is the moment the
+ * recipient opens the link, which the patient's trace must show (SHARE_OPENED, contract 8).
+ */
+export async function validateSession(
+  ctx: AppContext,
+  auth: AuthContext,
+  request: FastifyRequest,
+): Promise<SessionUser> {
+  const user = await sessionUserOf(ctx, auth);
+  if (auth.role === 'SHARE' && auth.shareId) {
+    const facts = await shareOpeningFacts(ctx.db, auth.shareId);
+    for (const protocol of facts?.protocols ?? []) {
+      await recordAudit(
+        ctx,
+        {
+          event: 'SHARE_OPENED',
+          tenant: protocol.institutionCode,
+          protocolId: protocol.id,
+          resource: { type: 'SHARE', id: auth.shareId, protocolNumber: protocol.number },
+          systemUser: { id: null, name: facts?.email ?? null, role: auth.role },
+          sharedWith: facts?.email ?? null,
+        },
+        request,
+      );
+    }
+  }
+  return user;
 }
 
 export async function logout(ctx: AppContext, auth: AuthContext): Promise<void> {
