@@ -3,13 +3,11 @@ import { defineConfig } from 'vite';
 
 // Libraries every screen needs go into long-cached vendor chunks; screens themselves are split
 // per route with lazy(), so /login does not download the dashboards, charts or date pickers.
+// Mantine is left to Rollup on purpose: one Mantine chunk would make /login download the tables,
+// pickers and pagination of the dashboards too.
 const vendorChunks: Array<[string, RegExp]> = [
   ['react', /[\\/]node_modules[\\/](react|react-dom|scheduler)[\\/]/],
   ['router', /[\\/]node_modules[\\/](react-router|cookie|set-cookie-parser)[\\/]/],
-  [
-    'mantine',
-    /[\\/]node_modules[\\/](@mantine[\\/](core|hooks|notifications|store)|@floating-ui|react-remove-scroll|react-remove-scroll-bar|react-style-singleton|use-callback-ref|use-sidecar|react-number-format|react-textarea-autosize|tslib|clsx|get-nonce|detect-node-es|type-fest)[\\/]/,
-  ],
   ['query', /[\\/]node_modules[\\/]@tanstack[\\/]/],
   ['i18n', /[\\/]node_modules[\\/](i18next|react-i18next|html-parse-stringify|void-elements)[\\/]/],
   ['zod', /[\\/]node_modules[\\/]zod[\\/]/],
