@@ -65,7 +65,15 @@ export function DateRangeFilter({
 }
 
 /** Spec 2.7 and 9: free-text search sent 500 ms after the last keystroke. */
-export function SearchBox({ onSearch, label }: { onSearch: (text: string) => void; label?: string }) {
+export function SearchBox({
+  onSearch,
+  label,
+  placeholder,
+}: {
+  onSearch: (text: string) => void;
+  label?: string;
+  placeholder?: string;
+}) {
   const { t } = useTranslation('results');
   const [text, setText] = useState('');
   const [debounced] = useDebouncedValue(text.trim(), DELAY_MS.searchDebounce);
@@ -74,7 +82,7 @@ export function SearchBox({ onSearch, label }: { onSearch: (text: string) => voi
     <TextInput
       type="search"
       label={label ?? t('filters.search')}
-      placeholder={t('filters.searchPlaceholder')}
+      placeholder={placeholder ?? t('filters.searchPlaceholder')}
       value={text}
       onChange={(event) => setText(event.currentTarget.value)}
       miw={200}

@@ -164,7 +164,7 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
         <Group gap="sm" wrap="wrap" align="flex-end">
           {filterable && (
             <>
-              <SearchBox onSearch={onSearch} />
+              <SearchBox onSearch={onSearch} placeholder={t('results:detail.searchPlaceholder')} />
               <ReadFilter value={read} onChange={setRead} />
             </>
           )}
