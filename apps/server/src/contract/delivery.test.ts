@@ -71,7 +71,7 @@ async function examsOf(token: string): Promise<ExamAnswer[]> {
 }
 
 beforeAll(async () => {
-  world = await startContractWorld();
+  world = await startContractWorld({ env: { INGEST_MAX_BYTES: String(2 * 1024 * 1024) } });
 });
 afterAll(async () => world.portal.destroy());
 
@@ -139,6 +139,29 @@ describe('ingest (contract 5)', () => {
     });
     expect(signature.statusCode).toBe(200);
     expect(signature.headers['content-disposition']).toMatch(/^attachment; filename="[^"]+"/);
+  });
+
+  test('uploads: the four file types, signed PAdES as PDF; another type 415; beyond the ingest limit 413', async () => {
+    expect((await ingestProtocol(world, '700006', { exams: [exam('F1')] })).statusCode).toBe(201);
+    const put = (identifier: string, type: string, contentType: string, body: Buffer, signed = false) =>
+      app().inject({
+        method: 'PUT',
+        url: `/api/v2/delivery/ingest/protocols/700006/exams/F1/resources/${identifier}${signed ? '/signed' : ''}?type=${type}`,
+        headers: { ...apiKey(), 'content-type': contentType },
+        payload: body,
+      });
+    const png = Buffer.from(
+      '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5b7c6e40000000049454e44ae426082',
+      'hex',
+    );
+    expect((await put('IMG-1', 'IMAGE', 'image/png', png)).statusCode).toBe(201);
+    expect((await put('DOC-1', 'ANALYSIS', 'application/pdf', await pdf('analise'))).statusCode).toBe(201);
+    expect((await put('DOC-1', 'ANALYSIS', 'application/pdf', await pdf('assinado'), true)).statusCode).toBeLessThan(
+      300,
+    );
+    expectError(await put('TXT-1', 'REPORT', 'text/plain', Buffer.from('hello')), 415);
+    const big = Buffer.concat([await pdf('grande'), Buffer.alloc(3 * 1024 * 1024, 0x20)]);
+    expectError(await put('BIG-1', 'REPORT', 'application/pdf', big), 413);
   });
 
   test('a report awaiting rectification is 409', async () => {

@@ -240,6 +240,58 @@ describe('CPF login', () => {
   });
 });
 
+describe('CPF-shaped protocol numbers', () => {
+  test('11 bare digits with valid check digits and no account are a protocol number', async () => {
+    expect((await ingestProtocol(world, '11144477735', { password: 'cpf-protocolo' })).statusCode).toBe(201);
+    const res = await login(world, { userName: '11144477735', password: 'cpf-protocolo' });
+    expect(res.statusCode).toBe(200);
+    expect(decode(res.json<{ data: { accessToken: string } }>().data.accessToken).role).toBe('GUEST');
+  });
+});
+
+describe('MFA on the account', () => {
+  test('generateMFAToken defaults to WhatsApp and adds 55; isMFAActivated answers {validate, phoneNumber} masked', async () => {
+    const id = await createAccount(world.portal.ctx, {
+      type: 'PATIENT',
+      email: 'liga-mfa@conta.test',
+      password: 'Certa-123',
+    });
+    const token = await world.portal.sessionFor({ role: 'PATIENT', userId: id, username: 'liga-mfa@conta.test' });
+    const before = await world.portal.app.inject({
+      method: 'GET',
+      url: '/api/v2/auth/isMFAActivated',
+      headers: bearer(token),
+    });
+    expect(before.json<{ data: { validate: boolean } }>().data.validate).toBe(false);
+    const sent = await world.portal.app.inject({
+      method: 'POST',
+      url: '/api/v2/auth/generateMFAToken',
+      headers: bearer(token),
+      payload: { phoneNumber: '(21) 99876-5432' },
+    });
+    expect(sent.statusCode).toBe(200);
+    const sms = await smsTo('5521998765432');
+    expect(sms.channel).toBe('whatsapp');
+    const code = /\b(\d{6})\b/.exec(sms.text)?.[1] ?? '';
+    const on = await world.portal.app.inject({
+      method: 'POST',
+      url: '/api/v2/auth/activateMFAToken',
+      headers: bearer(token),
+      payload: { phoneNumber: '(21) 99876-5432', tokenValue: code },
+    });
+    expect(on.statusCode).toBe(200);
+    const after = await world.portal.app.inject({
+      method: 'GET',
+      url: '/api/v2/auth/isMFAActivated',
+      headers: bearer(token),
+    });
+    const data = after.json<{ data: { validate: boolean; phoneNumber: string } }>().data;
+    expect(Object.keys(data).sort()).toEqual(['phoneNumber', 'validate']);
+    expect(data.validate).toBe(true);
+    expect(data.phoneNumber).not.toContain('998765432');
+  });
+});
+
 describe('MFA at login', () => {
   test('no tokenMFA: 400 with the username; the code goes to the phone webhook; a wrong code 401', async () => {
     await createAccount(world.portal.ctx, {
