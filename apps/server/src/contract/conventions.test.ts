@@ -34,6 +34,19 @@ describe('health (contract 1 and 8)', () => {
   });
 });
 
+describe('administration answers (contract 6)', () => {
+  test('POST institution answers 201 {"data": {"id", "code", "token", "apiKey"}}', async () => {
+    const res = await inject({
+      method: 'POST',
+      url: '/api/administrationbe/institution',
+      headers: bearer(world.adminToken),
+      payload: { code: 'FORMA', name: 'Forma', viewType: 1, supportEmail: 'ajuda@forma.test' },
+    });
+    expect(res.statusCode).toBe(201);
+    expect(Object.keys(res.json<{ data: object }>().data).sort()).toEqual(['apiKey', 'code', 'id', 'token']);
+  });
+});
+
 describe('headers (contract 8)', () => {
   test('every /api answer carries Cache-Control: no-store, successes and failures alike', async () => {
     const answers = await Promise.all([

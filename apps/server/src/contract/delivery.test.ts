@@ -296,8 +296,14 @@ describe('batch print (contract 7 and 8)', () => {
     const ok = await print(token, [mineId]);
     expect(ok.statusCode).toBe(200);
     expect(ok.headers['content-type']).toContain('application/pdf');
+    expect(ok.headers['content-disposition']).toMatch(/^attachment; filename="[^"]+\.pdf"/);
+    // No cover page: the one-page report is the whole document.
+    expect((await PDFDocument.load(ok.rawPayload)).getPageCount()).toBe(1);
     const zip = await print(token, [mineId], true);
     expect(zip.headers['content-type']).toContain('application/zip');
+    expect(zip.headers['content-disposition']).toMatch(/^attachment; filename="[^"]+\.zip"/);
+    // The zip's central directory names a folder per protocol number.
+    expect(zip.rawPayload.includes(Buffer.from('720001/'))).toBe(true);
     expectError(await print(token, [mineId, theirsId]), 404);
     expectError(await print(await guestToken(world, '720001'), [mineId]), 403);
   });

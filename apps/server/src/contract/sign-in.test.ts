@@ -199,6 +199,8 @@ describe('e-mail login', () => {
     const token = res.json<{ data: { accessToken: string } }>().data.accessToken;
     const user = (await validate(token)).json<{ data: { countProtocols: number; username: string } }>().data;
     expect(user.countProtocols).toBeGreaterThan(1);
+    expect(user.username).not.toContain('@');
+    expect(res.json<{ data: { user: { username: string } } }>().data.user.username).not.toContain('@');
   });
 
   test('an account not yet activated is 403 "The account is not activated!"', async () => {
