@@ -453,6 +453,9 @@ describe('patient dashboard', () => {
     await pickPreset(page, 'Últimos 6 meses');
     await page.getByText('12 protocolo(s) encontrado(s)').waitFor();
 
+    // A forced refresh reloads the list; a later search that finds nothing still says so.
+    await page.getByRole('button', { name: 'Atualizar lista' }).click();
+    await page.getByText('12 protocolo(s) encontrado(s)').waitFor();
     const search = page.getByRole('searchbox', { name: 'Buscar' });
     await search.fill('Tomografia');
     await page.getByText('1 protocolo(s) encontrado(s)').waitFor();

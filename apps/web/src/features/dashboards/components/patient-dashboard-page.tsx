@@ -51,12 +51,7 @@ export default function PatientDashboardPage() {
             )}
             <SearchBox onSearch={filters.setSearch} />
             <ReadFilter value={filters.read} onChange={filters.setRead} />
-            <RefreshLink
-              onClick={() => {
-                filters.setForceRefresh(true);
-                void list.refetch();
-              }}
-            />
+            <RefreshLink onClick={() => (filters.forceRefresh ? void list.refetch() : filters.setForceRefresh(true))} />
           </>
         }
         query={list}

@@ -11,24 +11,30 @@ export function useListFilters(defaultPreset: DatePreset | null, size: number) {
   const [page, setPage] = useState(1);
   const [forceRefresh, setForceRefresh] = useState(false);
 
+  // A forced refresh may fall back to the latest protocols (spec 9); a new filter must not.
   const setRange = useCallback((next: DateRange) => {
     setRangeState(next);
     setPage(1);
+    setForceRefresh(false);
   }, []);
   const setSearch = useCallback((next: string) => {
     setSearchState((current) => {
-      if (current !== next) setPage(1);
+      if (current !== next) {
+        setPage(1);
+        setForceRefresh(false);
+      }
       return next;
     });
   }, []);
   const setRead = useCallback((next: ReadFilterValue) => {
     setReadState(next);
     setPage(1);
+    setForceRefresh(false);
   }, []);
 
   const params: ListParams = useMemo(
     () => ({ ...rangeQuery(range), search, read, page, size, forceRefresh: forceRefresh || undefined }),
     [range, search, read, page, size, forceRefresh],
   );
-  return { range, setRange, search, setSearch, read, setRead, page, setPage, params, setForceRefresh };
+  return { range, setRange, search, setSearch, read, setRead, page, setPage, params, forceRefresh, setForceRefresh };
 }
