@@ -134,7 +134,14 @@ export async function verifyAccessToken(ctx: AppContext, token: string): Promise
     throw unauthorized();
   }
   if (!payload.jti) throw unauthorized(ServerMessage.userNotInformedOnJwt);
-  const session = await ctx.db.selectFrom('sessions').selectAll().where('id', '=', payload.jti).executeTakeFirst();
+  // The session and its account in one indexed lookup: this runs on every authenticated call.
+  const session = await ctx.db
+    .selectFrom('sessions as s')
+    .leftJoin('users as u', 'u.id', 's.userId')
+    .selectAll('s')
+    .select(['u.id as accountId', 'u.disabled as accountDisabled'])
+    .where('s.id', '=', payload.jti)
+    .executeTakeFirst();
   const now = ctx.clock.now().toISOString();
   if (!session) throw unauthorized();
   // The claims must name the session's own subject: a token is never moved to another session.
@@ -163,14 +170,7 @@ export async function verifyAccessToken(ctx: AppContext, token: string): Promise
       .executeTakeFirst();
     if (!live) throw forbidden(ServerMessage.protocolOrEmailDisabled);
   }
-  if (session.userId) {
-    const user = await ctx.db
-      .selectFrom('users')
-      .select(['disabled'])
-      .where('id', '=', session.userId)
-      .executeTakeFirst();
-    if (!user || user.disabled) throw unauthorized();
-  }
+  if (session.userId && (session.accountId === null || session.accountDisabled)) throw unauthorized();
   return {
     sessionId: session.id,
     role: session.role,

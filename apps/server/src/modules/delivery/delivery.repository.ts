@@ -7,7 +7,7 @@ export type ExamRow = ExamTable;
 export type ResourceRow = ResourceTable;
 export type InstitutionRow = Pick<InstitutionTable, 'id' | 'code' | 'name' | 'token' | 'settings'>;
 
-const PROTOCOL_COLUMNS = [
+export const PROTOCOL_COLUMNS = [
   'id',
   'institutionId',
   'number',
@@ -47,6 +47,8 @@ export async function shareRecipient(db: Db, shareId: string): Promise<string | 
 export async function userAccessFacts(
   db: Db,
   userId: string,
+  /** Only physicians and external users reach protocols through tags; others skip that query. */
+  withTags = true,
 ): Promise<{
   license: { crm: string; uf: string } | null;
   tagIds: string[];
@@ -58,7 +60,7 @@ export async function userAccessFacts(
     .select(['licenseNumber', 'licenseState', 'name', 'institutionId'])
     .where('id', '=', userId)
     .executeTakeFirst();
-  const tags = await db.selectFrom('tagMembers').select('tagId').where('userId', '=', userId).execute();
+  const tags = withTags ? await db.selectFrom('tagMembers').select('tagId').where('userId', '=', userId).execute() : [];
   return {
     license:
       user?.licenseNumber && user.licenseState
@@ -148,17 +150,20 @@ export async function enabledExamsOf(db: Db, protocolIds: readonly string[]): Pr
     .execute();
 }
 
-export async function resourcesOf(db: Db, examIds: readonly string[]): Promise<ResourceRow[]> {
-  if (examIds.length === 0) return [];
+/** The resources of every enabled exam of some protocols, fetched alongside the exams themselves. */
+export async function resourcesOfProtocols(db: Db, protocolIds: readonly string[]): Promise<ResourceRow[]> {
+  if (protocolIds.length === 0) return [];
   const out: ResourceRow[] = [];
-  for (let i = 0; i < examIds.length; i += 500) {
+  for (let i = 0; i < protocolIds.length; i += 500) {
     out.push(
       ...(await db
-        .selectFrom('resources')
-        .selectAll()
-        .where('examId', 'in', examIds.slice(i, i + 500))
-        .orderBy('createdAt')
-        .orderBy('id')
+        .selectFrom('resources as r')
+        .innerJoin('exams as e', 'e.id', 'r.examId')
+        .selectAll('r')
+        .where('e.protocolId', 'in', protocolIds.slice(i, i + 500))
+        .where('e.isEnabled', '=', 1)
+        .orderBy('r.createdAt')
+        .orderBy('r.id')
         .execute()),
     );
   }

@@ -2,7 +2,7 @@ import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kyse
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import type { Viewer } from './delivery.policy.js';
-import type { ProtocolRow } from './delivery.repository.js';
+import { PROTOCOL_COLUMNS, type ProtocolRow } from './delivery.repository.js';
 
 export interface ListFilter {
   /** Inclusive lower bound on sortAt (ISO). */
@@ -106,12 +106,13 @@ export async function listProtocols(
   viewer: Viewer,
   filter: ListFilter,
 ): Promise<{ rows: ProtocolRow[]; total: number }> {
-  const base = db
-    .selectFrom('protocols as p')
-    .innerJoin('institutions as i', 'i.id', 'p.institutionId')
-    .where((eb) => eb.and(conditions(eb as unknown as Eb, viewer, filter)));
-  const countRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-  let page = base.selectAll('p');
+  // The institution is joined only when a filter or the order names it: every protocol has one.
+  const withInstitution = filter.institutionCode !== undefined || filter.orderBy === 'institution';
+  const from = withInstitution
+    ? joinInstitutions(db)
+    : (db.selectFrom('protocols as p') as unknown as ReturnType<typeof joinInstitutions>);
+  const base = from.where((eb) => eb.and(conditions(eb as unknown as Eb, viewer, filter)));
+  let page = base.select(PROTOCOL_COLUMNS.map((c) => `p.${c}` as const));
   if (filter.orderBy === 'patient') page = page.orderBy('p.patientNameSearch', 'asc');
   if (filter.orderBy === 'institution') page = page.orderBy('i.name', 'asc');
   const rows = await page
@@ -120,11 +121,14 @@ export async function listProtocols(
     .limit(filter.limit)
     .offset(filter.offset)
     .execute();
-  return {
-    rows: rows.map((r) => {
-      const { passwordHash: _omit, ...rest } = r;
-      return rest;
-    }),
-    total: Number(countRow?.n ?? 0),
-  };
+  // A page that is not full tells the total by itself; counting is for full or empty later pages.
+  if ((rows.length > 0 || filter.offset === 0) && rows.length < filter.limit) {
+    return { rows, total: filter.offset + rows.length };
+  }
+  const countRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  return { rows, total: Number(countRow?.n ?? 0) };
+}
+
+function joinInstitutions(db: Db) {
+  return db.selectFrom('protocols as p').innerJoin('institutions as i', 'i.id', 'p.institutionId');
 }
