@@ -114,6 +114,42 @@ describe('envelope and errors (contract 2 and 8)', () => {
   });
 });
 
+describe('unknown fields in ingest (contract 8)', () => {
+  test('are ignored and never stored', async () => {
+    const body = {
+      password: 'senha123',
+      requestedAt: '2026-11-18T10:00:00-03:00',
+      internalNote: 'campo-desconhecido-1',
+      patient: { patientId: 'X1', name: 'Ana', birthDate: '1990-01-02', gender: 'F', hobby: 'campo-desconhecido-2' },
+      exams: [
+        {
+          examKey: 'E1',
+          description: 'Raio X',
+          type: 'RX',
+          modalityCode: 'CR',
+          modalityName: 'Raio X',
+          status: 'L',
+          billing: 'campo-desconhecido-3',
+        },
+      ],
+    };
+    const res = await inject({
+      method: 'PUT',
+      url: '/api/v2/delivery/ingest/protocols/900200',
+      headers: { 'x-api-key': world.institution.apiKey },
+      payload: body,
+    });
+    expect(res.statusCode).toBe(201);
+    const db = world.portal.ctx.db;
+    const stored = JSON.stringify([
+      await db.selectFrom('protocols').selectAll().where('number', '=', '900200').execute(),
+      await db.selectFrom('exams').selectAll().where('examKey', '=', 'E1').execute(),
+      await db.selectFrom('auditEvents').selectAll().execute(),
+    ]);
+    expect(stored).not.toContain('campo-desconhecido');
+  });
+});
+
 describe('401, 403 and 404 (contract 2)', () => {
   test('a missing, tampered or revoked token is 401', async () => {
     expectError(await inject({ method: 'GET', url: '/api/v2/auth/validate' }), 401);

@@ -59,7 +59,12 @@ beforeAll(async () => {
   const { port } = smtp.server.address() as AddressInfo;
   world = await startContractWorld({
     outbox: true,
-    env: { SMTP_URL: `smtp://127.0.0.1:${port}`, OUTBOX_POLL_MS: '50', PUBLIC_URL },
+    env: {
+      SMTP_URL: `smtp://127.0.0.1:${port}`,
+      OUTBOX_POLL_MS: '50',
+      PUBLIC_URL,
+      MAIL_FROM: 'Resultados Clinica <resultados@clinica.test>',
+    },
   });
 });
 afterAll(async () => {
@@ -84,7 +89,9 @@ describe('account activation', () => {
       },
     });
     expect([200, 201]).toContain(created.statusCode);
-    const link = linkOf(await mailTo('ana@paciente.test'));
+    const mail = await mailTo('ana@paciente.test');
+    expect(mail.from?.value[0]?.address).toBe('resultados@clinica.test');
+    const link = linkOf(mail);
     expect(link.pathname).toBe('/api/v2/auth/user/registerValidate');
     expect(link.searchParams.get('token')).toBeTruthy();
     const first = await app().inject({ method: 'GET', url: `${link.pathname}${link.search}` });
