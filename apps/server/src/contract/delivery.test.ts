@@ -160,6 +160,9 @@ describe('ingest (contract 5)', () => {
       300,
     );
     expectError(await put('TXT-1', 'REPORT', 'text/plain', Buffer.from('hello')), 415);
+    // Files are held to the ingest limit, not to the 1 MiB of JSON bodies.
+    const middle = Buffer.concat([await pdf('media'), Buffer.alloc(1536 * 1024, 0x20)]);
+    expect((await put('MID-1', 'REPORT', 'application/pdf', middle)).statusCode).toBe(201);
     const big = Buffer.concat([await pdf('grande'), Buffer.alloc(3 * 1024 * 1024, 0x20)]);
     expectError(await put('BIG-1', 'REPORT', 'application/pdf', big), 413);
   });

@@ -276,6 +276,20 @@ describe('invitations (7 days)', () => {
     expect(link.pathname).toBe('/patient/create');
     expect(link.searchParams.get('token')).toBeTruthy();
     expect(link.searchParams.get('language')).toBe('en');
+    // Contract 5: every ingest call is idempotent; the same invitation again mails nothing new.
+    const again = await app().inject({
+      method: 'POST',
+      url: '/api/v2/delivery/ingest/protocols/500001/invite',
+      headers: { 'x-api-key': world.institution.apiKey },
+      payload: { language: 'EN' },
+    });
+    expect(again.statusCode).toBe(res.statusCode);
+    const queued = await world.portal.ctx.db
+      .selectFrom('outbox')
+      .select(['id'])
+      .where('recipient', '=', 'convite@paciente.test')
+      .execute();
+    expect(queued).toHaveLength(1);
   });
 
   test('external user of a tag: first-password link /password/reset?token&language', async () => {
