@@ -54,7 +54,8 @@ export async function sendCode(
   channel: MfaChannel,
 ): Promise<void> {
   const to = internationalPhone(phone);
-  await claimRate(ctx, `mfa-send:${to}`, SEND_LIMITS);
+  // Paced per purpose: the sign-in right after turning MFA on must get its own code at once.
+  await claimRate(ctx, `mfa-send:${purpose}:${to}`, SEND_LIMITS);
   const code = String(randomInt(0, 10 ** MFA_TOKEN_LENGTH)).padStart(MFA_TOKEN_LENGTH, '0');
   const now = ctx.clock.now();
   const id = newId();
