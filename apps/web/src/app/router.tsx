@@ -4,7 +4,6 @@ import { AppLayout } from './layout/app-layout';
 import { RequireAuth } from './layout/require-auth';
 import { LoadingPage } from './pages/loading-page';
 import { NotFoundPage } from './pages/not-found-page';
-import { PlaceholderPage } from './pages/placeholder-page';
 import { RouteErrorPage } from './pages/route-error-page';
 
 // One chunk per screen, so the first visit to /login downloads only the login.
@@ -69,7 +68,7 @@ export const AUTHENTICATED_PATHS = [
   '/external-user/edit',
 ] as const;
 
-const BUILT_SCREENS: Partial<Record<(typeof AUTHENTICATED_PATHS)[number], ReactNode>> = {
+const SCREENS: Record<(typeof AUTHENTICATED_PATHS)[number], ReactNode> = {
   '/patient/edit': <PatientEditPage />,
   '/physician/edit': <PhysicianEditPage />,
   '/external-user/edit': <ExternalUserEditPage />,
@@ -90,7 +89,7 @@ const BUILT_SCREENS: Partial<Record<(typeof AUTHENTICATED_PATHS)[number], ReactN
 
 const authenticatedRoutes: RouteObject[] = AUTHENTICATED_PATHS.map((path) => ({
   path,
-  element: BUILT_SCREENS[path] ?? <PlaceholderPage path={path} />,
+  element: SCREENS[path],
 }));
 
 export const routes: RouteObject[] = [
