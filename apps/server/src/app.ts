@@ -85,7 +85,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   // Every API answer may carry patient data: never cached anywhere.
   app.addHook('onRequest', async (request, reply) => {
-    if (request.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
+    if (isApiPath(request.url)) reply.header('cache-control', 'no-store');
   });
 
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
@@ -147,6 +147,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   return app;
 }
 
+/** `/api` itself belongs to the API too: it must never fall through to the web app's HTML. */
+function isApiPath(url: string): boolean {
+  return url === '/api' || url.startsWith('/api/') || url.startsWith('/api?');
+}
+
 function parseTrustProxy(value: string | undefined): boolean | string | string[] | undefined {
   if (!value) return undefined;
   if (value === 'true') return true;
@@ -175,7 +180,7 @@ async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<vo
     });
   }
   app.setNotFoundHandler(async (request, reply) => {
-    if (request.url.startsWith('/api/') || (request.method !== 'GET' && request.method !== 'HEAD')) {
+    if (isApiPath(request.url) || (request.method !== 'GET' && request.method !== 'HEAD')) {
       return reply.status(404).send({ message: ServerMessage.notFound });
     }
     if (!hasWeb) {

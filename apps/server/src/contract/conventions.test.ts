@@ -55,8 +55,11 @@ describe('headers (contract 8)', () => {
       inject({ method: 'GET', url: '/api/v2/no/such/call' }),
       inject({ method: 'POST', url: '/api/v2/auth/login', payload: { userName: 1 } }),
       inject({ method: 'GET', url: '/api/docs' }),
+      inject({ method: 'GET', url: '/api' }),
+      inject({ method: 'GET', url: '/api?x=1' }),
     ]);
-    expect(answers.map((r) => r.statusCode)).toEqual([200, 401, 404, 400, 200]);
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 401, 404, 400, 200, 404, 404]);
+    expect(answers[5]!.headers['content-type']).toContain('application/json');
     for (const res of answers) expect(res.headers['cache-control']).toBe('no-store');
   });
 
