@@ -29,6 +29,12 @@ export const PROTOCOL_COLUMNS = [
   'updatedAt',
 ] as const;
 
+/** What a list needs of an exam and of a resource: lists never show exam details. */
+export const EXAM_SUMMARY_COLUMNS = ['id', 'protocolId', 'type', 'isEnabled', 'rectificationStatus'] as const;
+export const RESOURCE_SUMMARY_COLUMNS = ['id', 'examId', 'type', 'signedStorageKey'] as const;
+export type ExamSummaryRow = Pick<ExamRow, (typeof EXAM_SUMMARY_COLUMNS)[number]>;
+export type ResourceSummaryRow = Pick<ResourceRow, (typeof RESOURCE_SUMMARY_COLUMNS)[number]>;
+
 /** The session's own protocols (guest and share sessions). */
 export async function sessionProtocolIds(db: Db, sessionId: string): Promise<string[]> {
   const rows = await db
@@ -150,24 +156,57 @@ export async function enabledExamsOf(db: Db, protocolIds: readonly string[]): Pr
     .execute();
 }
 
+/** enabledExamsOf with only the columns a list needs (fewer values to decode per row). */
+export async function enabledExamSummariesOf(db: Db, protocolIds: readonly string[]): Promise<ExamSummaryRow[]> {
+  if (protocolIds.length === 0) return [];
+  return db
+    .selectFrom('exams')
+    .select(EXAM_SUMMARY_COLUMNS)
+    .where('protocolId', 'in', protocolIds)
+    .where('isEnabled', '=', 1)
+    .orderBy('protocolId')
+    .orderBy('position')
+    .execute();
+}
+
 /** The resources of every enabled exam of some protocols, fetched alongside the exams themselves. */
 export async function resourcesOfProtocols(db: Db, protocolIds: readonly string[]): Promise<ResourceRow[]> {
-  if (protocolIds.length === 0) return [];
   const out: ResourceRow[] = [];
   for (let i = 0; i < protocolIds.length; i += 500) {
     out.push(
-      ...(await db
-        .selectFrom('resources as r')
-        .innerJoin('exams as e', 'e.id', 'r.examId')
+      ...(await resourcesQuery(db, protocolIds.slice(i, i + 500))
         .selectAll('r')
-        .where('e.protocolId', 'in', protocolIds.slice(i, i + 500))
-        .where('e.isEnabled', '=', 1)
-        .orderBy('r.createdAt')
-        .orderBy('r.id')
         .execute()),
     );
   }
   return out;
+}
+
+/** resourcesOfProtocols with only the columns a list needs. */
+export async function resourceSummariesOfProtocols(
+  db: Db,
+  protocolIds: readonly string[],
+): Promise<ResourceSummaryRow[]> {
+  const out: ResourceSummaryRow[] = [];
+  for (let i = 0; i < protocolIds.length; i += 500) {
+    const columns = RESOURCE_SUMMARY_COLUMNS.map((c) => `r.${c}` as const);
+    out.push(
+      ...(await resourcesQuery(db, protocolIds.slice(i, i + 500))
+        .select(columns)
+        .execute()),
+    );
+  }
+  return out;
+}
+
+function resourcesQuery(db: Db, protocolIds: readonly string[]) {
+  return db
+    .selectFrom('resources as r')
+    .innerJoin('exams as e', 'e.id', 'r.examId')
+    .where('e.protocolId', 'in', protocolIds)
+    .where('e.isEnabled', '=', 1)
+    .orderBy('r.createdAt')
+    .orderBy('r.id');
 }
 
 /** The exams among `examIds` that `viewerKeys` have read, as `<viewerKey>|<examId>`. */

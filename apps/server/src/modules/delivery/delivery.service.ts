@@ -18,6 +18,8 @@ import {
 } from './delivery.policy.js';
 import {
   enabledExamsOf,
+  enabledExamSummariesOf,
+  type ExamSummaryRow,
   type ExamRow,
   examsWithAnalytes,
   institutionsByIds,
@@ -26,6 +28,8 @@ import {
   type ProtocolRow,
   readsOf,
   resourcesOfProtocols,
+  resourceSummariesOfProtocols,
+  type ResourceSummaryRow,
   type ResourceRow,
   sessionProtocolIds,
   shareRecipient,
@@ -80,16 +84,16 @@ export async function authoriseProtocols(ctx: AppContext, viewer: Viewer, protoc
   });
 }
 
-export interface ServedExam {
-  row: ExamRow;
-  resources: ResourceRow[];
+export interface Served<E extends ExamSummaryRow = ExamRow, R extends ResourceSummaryRow = ResourceRow> {
+  row: E;
+  resources: R[];
   setting: VisualizerSetting | undefined;
 }
+export type ServedExam = Served;
 
 /** The exams of some protocols that may be served (enabled, type not switched off), with their resources. */
 export async function servedExams(db: Db, protocols: readonly ProtocolRow[]): Promise<Map<string, ServedExam[]>> {
   const ids = protocols.map((p) => p.id);
-  const institutionOf = new Map(protocols.map((p) => [p.id, p.institutionId]));
   // Three independent queries at once: one round trip instead of three on PostgreSQL.
   const [exams, settings, resources] = await Promise.all([
     enabledExamsOf(db, ids),
@@ -99,23 +103,50 @@ export async function servedExams(db: Db, protocols: readonly ProtocolRow[]): Pr
     ),
     resourcesOfProtocols(db, ids),
   ]);
-  const served = exams
-    .map((row) => ({ row, setting: settings.get(`${institutionOf.get(row.protocolId)}|${row.type}`) }))
-    .filter((e) => isExamServed({ isEnabled: e.row.isEnabled === 1 }, e.setting));
-  const byExam = new Map<string, ResourceRow[]>();
+  return assembleServed(protocols, exams, settings, resources);
+}
+
+/** servedExams with only what a list shows about exams. */
+async function servedExamSummaries(
+  db: Db,
+  protocols: readonly ProtocolRow[],
+): Promise<Map<string, Served<ExamSummaryRow, ResourceSummaryRow>[]>> {
+  const ids = protocols.map((p) => p.id);
+  const [exams, settings, resources] = await Promise.all([
+    enabledExamSummariesOf(db, ids),
+    visualizerSettings(
+      db,
+      protocols.map((p) => p.institutionId),
+    ),
+    resourceSummariesOfProtocols(db, ids),
+  ]);
+  return assembleServed(protocols, exams, settings, resources);
+}
+
+function assembleServed<E extends ExamSummaryRow, R extends ResourceSummaryRow>(
+  protocols: readonly ProtocolRow[],
+  exams: E[],
+  settings: Map<string, VisualizerSetting>,
+  resources: R[],
+): Map<string, Served<E, R>[]> {
+  const institutionOf = new Map(protocols.map((p) => [p.id, p.institutionId]));
+  const byExam = new Map<string, R[]>();
   for (const r of resources) {
     const list = byExam.get(r.examId);
     if (list) list.push(r);
     else byExam.set(r.examId, [r]);
   }
-  const out = new Map<string, ServedExam[]>(ids.map((id) => [id, []]));
-  for (const e of served) {
-    out.get(e.row.protocolId)?.push({ row: e.row, setting: e.setting, resources: byExam.get(e.row.id) ?? [] });
+  const out = new Map<string, Served<E, R>[]>(protocols.map((p) => [p.id, []]));
+  for (const row of exams) {
+    const setting = settings.get(`${institutionOf.get(row.protocolId)}|${row.type}`);
+    if (!isExamServed({ isEnabled: row.isEnabled === 1 }, setting)) continue;
+    out.get(row.protocolId)?.push({ row, setting, resources: byExam.get(row.id) ?? [] });
   }
   return out;
 }
 
-function toExam(e: ServedExam, read: boolean): Exam {
+/** The resources of an exam its viewer may reach, and the report and image the answer names. */
+function visibleResources<R extends ResourceSummaryRow>(e: Served<ExamSummaryRow, R>) {
   const hide = e.setting?.hideButton ?? false;
   const withheld = isReportWithheld(e.row);
   // A report awaiting rectification is withheld: its identifier never leaves the server.
@@ -124,6 +155,11 @@ function toExam(e: ServedExam, read: boolean): Exam {
   );
   const report = resources.find((r) => r.type === 'REPORT') ?? resources.find((r) => r.type === 'REPORT_PHYSICIAN');
   const image = resources.find((r) => r.type === 'IMAGE');
+  return { hide, resources, report, image };
+}
+
+function toExam(e: ServedExam, read: boolean): Exam {
+  const { hide, resources, report, image } = visibleResources(e);
   return {
     id: e.row.id,
     examKey: e.row.examKey,
@@ -161,8 +197,9 @@ export async function buildProtocolItems(
   options: { withExams: boolean; external?: boolean },
 ): Promise<ProtocolItem[]> {
   const db = ctx.db;
+  // Lists show no exam details: they read only the few exam and resource columns they summarise.
   const [examsByProtocol, institutions] = await Promise.all([
-    servedExams(db, protocols),
+    options.withExams ? servedExams(db, protocols) : servedExamSummaries(db, protocols),
     institutionsByIds(
       db,
       protocols.map((p) => p.institutionId),
@@ -179,9 +216,10 @@ export async function buildProtocolItems(
     const key = readerKey(viewer, p);
     const exams = examsByProtocol.get(p.id) ?? [];
     const institution = institutions.get(p.institutionId);
-    const mapped = exams.map((e) => toExam(e, key !== null && reads.has(`${key}|${e.row.id}`)));
-    const allRead = mapped.length > 0 && mapped.every((e) => e.examRead);
-    const reports = mapped.filter((e) => e.identifierReport !== null).length;
+    const readFlags = exams.map((e) => key !== null && reads.has(`${key}|${e.row.id}`));
+    const visible = exams.map((e) => visibleResources(e));
+    const allRead = exams.length > 0 && readFlags.every(Boolean);
+    const reports = visible.filter((v) => v.report !== undefined).length;
     const item: ProtocolItem = {
       requestId: p.id,
       number: p.number,
@@ -199,7 +237,7 @@ export async function buildProtocolItems(
       hasAtLeastOneRectification: exams.some((e) => e.row.rectificationStatus !== null),
       hasExamStatusVisualizer: parseInstitutionSettings(institution?.settings).hasExamStatusVisualizer,
       hasPatientUser: p.patientUserId !== null,
-      hasImageResolved: mapped.some((e) => e.hasImageResolved),
+      hasImageResolved: visible.some((v) => v.image !== undefined),
       showAllButton: reports > 1,
       showHistoricButton: showsHistoricButton(
         viewer.role,
@@ -210,8 +248,8 @@ export async function buildProtocolItems(
       tagID: p.tagId,
       hasTag: p.tagId !== null,
       institutionId: p.institutionId,
-      examsIds: mapped.map((e) => e.id),
-      ...(options.withExams ? { exams: mapped } : {}),
+      examsIds: exams.map((e) => e.row.id),
+      ...(options.withExams ? { exams: (exams as ServedExam[]).map((e, i) => toExam(e, readFlags[i] ?? false)) } : {}),
       ...(options.external
         ? {
             institutionToken: institution?.token ?? '',
