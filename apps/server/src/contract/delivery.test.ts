@@ -368,6 +368,28 @@ describe('administration API (contract 6)', () => {
       }),
       404,
     );
+    // Spec 7.2: tags and their sub-paths answer GET, POST, PUT and DELETE.
+    const tag = await app().inject({
+      method: 'POST',
+      url: `/api/administrationbe/institution/${otherId}/tags`,
+      headers: bearer(world.adminToken),
+      payload: { tag: 'Convenio B' },
+    });
+    const tagId = tag.json<{ data: { id: string } }>().data.id;
+    const read = await app().inject({
+      method: 'GET',
+      url: `/api/administrationbe/institution/${otherId}/tags/${tagId}`,
+      headers: bearer(world.adminToken),
+    });
+    expect(read.json()).toEqual({ data: { id: tagId, tag: 'Convenio B' } });
+    expectError(
+      await app().inject({
+        method: 'GET',
+        url: `/api/administrationbe/institution/${otherId}/tags/${tagId}`,
+        headers: bearer(token),
+      }),
+      404,
+    );
   });
 
   test('the trace of a protocol lists the server’s own audit events', async () => {

@@ -21,6 +21,7 @@ import {
   inviteCompanyUser,
   removeTag,
   removeTagUser,
+  tagById,
   tagsOf,
   tagUsers,
   updateTag,
@@ -70,6 +71,14 @@ export default function adminRoutes(ctx: AppContext): FastifyPluginAsync {
         reply
           .status(201)
           .send({ data: await createTag(ctx, requireAuth(request), request.params.id, request.body.tag) }),
+    );
+
+    app.get(
+      `${BASE}/institution/:id/tags/:tagId`,
+      { ...auth, schema: { params: zTagParams, response: { 200: envelope(zTag) } } },
+      async (request) => ({
+        data: await tagById(ctx, requireAuth(request), request.params.id, request.params.tagId),
+      }),
     );
 
     app.put(

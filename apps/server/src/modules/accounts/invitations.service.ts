@@ -214,6 +214,12 @@ async function tagOf(ctx: AppContext, auth: AuthContext, institutionId: string, 
   return tag;
 }
 
+/** One tag of an institution, as the tag list shows it. */
+export async function tagById(ctx: AppContext, auth: AuthContext, institutionId: string, tagId: string) {
+  const tag = await tagOf(ctx, auth, institutionId, tagId);
+  return { id: tag.id, tag: tag.tag };
+}
+
 export async function updateTag(ctx: AppContext, auth: AuthContext, institutionId: string, tagId: string, tag: string) {
   await tagOf(ctx, auth, institutionId, tagId);
   const same = await findTagByText(ctx.db, institutionId, tag);
