@@ -132,6 +132,7 @@ describe('ingest (contract 5)', () => {
     expect(report.headers['content-type']).toContain('application/pdf');
     expect(report.headers['content-disposition']).toMatch(/^attachment; filename="[^"]+"/);
     expect(report.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(report.headers['cache-control']).toBe('no-store');
     const signature = await app().inject({
       method: 'GET',
       url: `/api/v2/delivery/resource/signature?resourceId=${resource.identifier}`,
@@ -304,6 +305,8 @@ describe('batch print (contract 7 and 8)', () => {
     expect((await PDFDocument.load(ok.rawPayload)).getPageCount()).toBe(1);
     const zip = await print(token, [mineId], true);
     expect(zip.headers['content-type']).toContain('application/zip');
+    expect(zip.headers['cache-control']).toBe('no-store');
+    expect(ok.headers['cache-control']).toBe('no-store');
     expect(zip.headers['content-disposition']).toMatch(/^attachment; filename="[^"]+\.zip"/);
     // The zip's central directory names a folder per protocol number.
     expect(zip.rawPayload.includes(Buffer.from('720001/'))).toBe(true);

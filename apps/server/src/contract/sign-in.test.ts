@@ -200,6 +200,11 @@ describe('e-mail login', () => {
     const user = (await validate(token)).json<{ data: { countProtocols: number; username: string } }>().data;
     expect(user.countProtocols).toBeGreaterThan(1);
     expect(user.username).not.toContain('@');
+    expectError(
+      await login(world, { userName: 'maria@paciente.test', password: 'nao-e-essa' }),
+      404,
+      'Protocol or e-mail does not exists!',
+    );
     expect(res.json<{ data: { user: { username: string } } }>().data.user.username).not.toContain('@');
   });
 
