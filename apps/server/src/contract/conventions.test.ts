@@ -99,6 +99,21 @@ describe('envelope and errors (contract 2 and 8)', () => {
     expect(JSON.stringify(res.json<{ data: unknown }>().data)).toContain('userName');
   });
 
+  test('a nested wrong field is named by its path', async () => {
+    const res = await inject({
+      method: 'PUT',
+      url: '/api/v2/delivery/ingest/protocols/900300',
+      headers: { 'x-api-key': world.institution.apiKey },
+      payload: {
+        password: 'x',
+        patient: { patientId: 'P', name: 'N', birthDate: '17/05/1980', gender: 'F' },
+        exams: [],
+      },
+    });
+    expectError(res, 400);
+    expect(JSON.stringify(res.json<{ data: unknown }>().data)).toContain('patient.birthDate');
+  });
+
   test('unknown JSON fields are ignored and never stored', async () => {
     const res = await inject({
       method: 'PUT',
@@ -248,6 +263,7 @@ describe('dates and paging (contract 2)', () => {
       headers: bearer(guest),
     });
     expectError(iso, 400);
+    expect(JSON.stringify(iso.json<{ data: unknown }>().data)).toContain('initialDate');
   });
 
   test('a list that pages answers {items, total, page, size} and cuts size at 100', async () => {

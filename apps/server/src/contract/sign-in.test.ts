@@ -358,6 +358,19 @@ describe('throttling: growth, ceiling and the other guesses', () => {
     expect(Number(capped.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
   });
 
+  test('password recovery is throttled the same way', async () => {
+    await createAccount(world.portal.ctx, { type: 'PATIENT', email: 'esqueci@conta.test', password: 'Certa-123' });
+    const forgot = () =>
+      world.portal.app.inject({
+        method: 'POST',
+        url: '/api/auth/password/forgotPassword?username=esqueci@conta.test&language=pt-br',
+      });
+    for (let i = 1; i <= 5; i++) expect((await forgot()).statusCode).toBe(200);
+    const locked = await forgot();
+    expectError(locked, 429);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
   test('protocol validation is throttled the same way', async () => {
     expect((await ingestProtocol(world, '300070')).statusCode).toBe(201);
     const check = (password: string) =>
