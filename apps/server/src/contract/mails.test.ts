@@ -276,6 +276,10 @@ describe('invitations (7 days)', () => {
     expect(link.pathname).toBe('/patient/create');
     expect(link.searchParams.get('token')).toBeTruthy();
     expect(link.searchParams.get('language')).toBe('en');
+    for (const path of ['/api/auth/user/validate', '/api/auth/user/get']) {
+      const check = await app().inject({ method: 'GET', url: `${path}?token=${link.searchParams.get('token')}` });
+      expect(check.statusCode).toBe(200);
+    }
     // Contract 5: every ingest call is idempotent; the same invitation again mails nothing new.
     const again = await app().inject({
       method: 'POST',
@@ -311,6 +315,10 @@ describe('invitations (7 days)', () => {
     const link = linkOf(await mailTo('parceiro@externo.test'));
     expect(link.pathname).toBe('/password/reset');
     expect(link.searchParams.get('language')).toBe('pt-br');
+    for (const path of ['/api/auth/externaluser/validate', '/api/auth/externaluser/get']) {
+      const check = await app().inject({ method: 'GET', url: `${path}?token=${link.searchParams.get('token')}` });
+      expect(check.statusCode).toBe(200);
+    }
   });
 });
 
