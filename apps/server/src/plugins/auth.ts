@@ -113,6 +113,18 @@ function bearerToken(request: FastifyRequest): string | undefined {
   return m?.[1];
 }
 
+const verifyKeys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+
+/** The secret imported once: importing it again for every verification costs as much as the check. */
+function verifyKey(secret: Uint8Array): Promise<CryptoKey> {
+  let key = verifyKeys.get(secret);
+  if (!key) {
+    key = crypto.subtle.importKey('raw', new Uint8Array(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+    verifyKeys.set(secret, key);
+  }
+  return key;
+}
+
 /**
  * Verifies a session token: signature (HS256 only), issuer, audience, expiry, and the session row
  * (revoked, expired, its share ended, its protocols disabled). Throws 401/403 as contract 3 says.
@@ -120,7 +132,7 @@ function bearerToken(request: FastifyRequest): string | undefined {
 export async function verifyAccessToken(ctx: AppContext, token: string): Promise<AuthContext> {
   let payload;
   try {
-    ({ payload } = await jwtVerify(token, ctx.jwtSecret, {
+    ({ payload } = await jwtVerify(token, await verifyKey(ctx.jwtSecret), {
       algorithms: ['HS256'],
       issuer: ISSUER,
       audience: AUDIENCE,
