@@ -101,13 +101,26 @@ async function countSubjectFailure(db: Db, key: string, now: Date): Promise<bool
   return true;
 }
 
-/** Adds one failure to the address window unless it is full. Returns false when it is full. */
-async function countAddressFailure(db: Db, address: string, now: Date): Promise<boolean> {
+/**
+ * Counts one event under `key` in a window of `windowMs` that restarts once it has passed,
+ * unless the window already holds `max` events or the last one is less than `minIntervalMs` old.
+ * One conditional upsert, so concurrent callers never both take the last slot. Returns false
+ * when the event was refused.
+ */
+async function countInWindow(
+  db: Db,
+  key: string,
+  now: Date,
+  limits: { max: number; windowMs: number; minIntervalMs?: number },
+): Promise<boolean> {
   const nowIso = now.toISOString();
-  const windowStart = new Date(now.getTime() - THROTTLE.addressWindowMs).toISOString();
+  const windowStart = new Date(now.getTime() - limits.windowMs).toISOString();
+  const lastAllowedBefore = limits.minIntervalMs
+    ? new Date(now.getTime() - limits.minIntervalMs).toISOString()
+    : undefined;
   const row = await db
     .insertInto('throttles')
-    .values({ key: addressKey(address), failures: 1, firstFailureAt: nowIso, lastFailureAt: nowIso, lockedUntil: null })
+    .values({ key, failures: 1, firstFailureAt: nowIso, lastFailureAt: nowIso, lockedUntil: null })
     .onConflict((oc) =>
       oc
         .column('key')
@@ -126,16 +139,27 @@ async function countAddressFailure(db: Db, address: string, now: Date): Promise<
             .end(),
           lastFailureAt: nowIso,
         }))
-        .where((eb) =>
-          eb.or([
+        .where((eb) => {
+          const roomInWindow = eb.or([
             eb('throttles.firstFailureAt', '<', windowStart),
-            eb('throttles.failures', '<', THROTTLE.addressMaxFailures),
-          ]),
-        ),
+            eb('throttles.failures', '<', limits.max),
+          ]);
+          return lastAllowedBefore
+            ? eb.and([eb('throttles.lastFailureAt', '<=', lastAllowedBefore), roomInWindow])
+            : roomInWindow;
+        }),
     )
     .returning(['failures'])
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Adds one failure to the address window unless it is full. Returns false when it is full. */
+function countAddressFailure(db: Db, address: string, now: Date): Promise<boolean> {
+  return countInWindow(db, addressKey(address), now, {
+    max: THROTTLE.addressMaxFailures,
+    windowMs: THROTTLE.addressWindowMs,
+  });
 }
 
 /** Counts a failure for the subject and the address, atomically. */
@@ -240,40 +264,7 @@ export async function claimRate(
   limits: { max: number; windowMs: number; minIntervalMs: number },
 ): Promise<void> {
   const now = ctx.clock.now();
-  const nowIso = now.toISOString();
-  const windowStart = new Date(now.getTime() - limits.windowMs).toISOString();
-  const lastAllowedBefore = new Date(now.getTime() - limits.minIntervalMs).toISOString();
-  const row = await ctx.db
-    .insertInto('throttles')
-    .values({ key, failures: 1, firstFailureAt: nowIso, lastFailureAt: nowIso, lockedUntil: null })
-    .onConflict((oc) =>
-      oc
-        .column('key')
-        .doUpdateSet((eb) => ({
-          failures: eb
-            .case()
-            .when('throttles.firstFailureAt', '<', windowStart)
-            .then(1)
-            .else(eb('throttles.failures', '+', 1))
-            .end(),
-          firstFailureAt: eb
-            .case()
-            .when('throttles.firstFailureAt', '<', windowStart)
-            .then(nowIso)
-            .else(eb.ref('throttles.firstFailureAt'))
-            .end(),
-          lastFailureAt: nowIso,
-        }))
-        .where((eb) =>
-          eb.and([
-            eb('throttles.lastFailureAt', '<=', lastAllowedBefore),
-            eb.or([eb('throttles.firstFailureAt', '<', windowStart), eb('throttles.failures', '<', limits.max)]),
-          ]),
-        ),
-    )
-    .returning(['failures'])
-    .executeTakeFirst();
-  if (row) return;
+  if (await countInWindow(ctx.db, key, now, limits)) return;
   const current = await ctx.db.selectFrom('throttles').selectAll().where('key', '=', key).executeTakeFirst();
   let wait = limits.minIntervalMs;
   if (current) {
