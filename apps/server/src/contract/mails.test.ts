@@ -390,6 +390,15 @@ describe('shares', () => {
       countProtocols: 1,
     });
     expect(validate.json<{ data: { username: string } }>().data.username).not.toContain('@');
+    const shared = await app().inject({
+      method: 'GET',
+      url: '/api/v2/delivery/dashboard/protocols',
+      headers: bearer(shareToken!),
+    });
+    expect(shared.json<{ data: { total: number; items: Array<{ number: string }> } }>().data).toMatchObject({
+      total: 1,
+      items: [{ number: '600001' }],
+    });
 
     const shares = await app().inject({
       method: 'GET',
