@@ -84,8 +84,21 @@ export async function batchPrint(
 
   // A large buffer lets the producer run ahead of the socket instead of yielding every 16 KiB.
   const out = new PassThrough({ highWaterMark: 1 << 20 });
-  const sink = async (chunk: Uint8Array) => {
+  // The merger hands over thousands of small pieces: gathered into 256 KiB writes, the socket
+  // sees a few large sends instead of one system call per PDF object.
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const flush = async () => {
+    if (pendingBytes === 0) return;
+    const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
     if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+  };
+  const sink = async (chunk: Uint8Array) => {
+    pending.push(chunk);
+    pendingBytes += chunk.length;
+    if (pendingBytes >= 1 << 18) await flush();
   };
   const entries: ZipEntry[] = [];
   for (const { protocol, reports } of plan) {
@@ -118,6 +131,7 @@ export async function batchPrint(
         await merger.finish();
       };
   void produce()
+    .then(flush)
     .then(() => out.end())
     .catch((error: unknown) => {
       ctx.log.error({ err: error }, 'batch printing failed');
