@@ -11,7 +11,7 @@ const vendorChunks: Array<[string, RegExp]> = [
   ['query', /[\\/]node_modules[\\/]@tanstack[\\/]/],
   ['i18n', /[\\/]node_modules[\\/](i18next|react-i18next|html-parse-stringify|void-elements)[\\/]/],
   ['zod', /[\\/]node_modules[\\/]zod[\\/]/],
-  ['forms', /[\\/]node_modules[\\/](react-hook-form|@hookform|imask|react-imask)[\\/]/],
+  ['forms', /[\\/]node_modules[\\/](react-hook-form|@hookform)[\\/]/],
 ];
 
 export default defineConfig({

@@ -1,5 +1,4 @@
 import { MantineProvider } from '@mantine/core';
-import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { Suspense } from 'react';
 import { I18nextProvider } from 'react-i18next';
@@ -8,6 +7,7 @@ import { i18n } from '../lib/i18n';
 import { registerNavigator } from '../lib/navigation';
 import { FullPageLoader } from './pages/loading-page';
 import { router } from './router';
+import { Toasts } from './toasts';
 import { cssVariablesResolver, theme } from './theme';
 
 const queryClient = new QueryClient({
@@ -23,8 +23,7 @@ registerNavigator((to, options) => void router.navigate(to, options));
 export function App() {
   return (
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="light">
-      {/* Below the header, so a toast never hides the language or account menus. */}
-      <Notifications position="top-right" limit={4} zIndex={1000} styles={{ root: { marginTop: 52 } }} />
+      <Toasts />
       <QueryClientProvider client={queryClient}>
         <I18nextProvider i18n={i18n}>
           <Suspense fallback={<FullPageLoader />}>

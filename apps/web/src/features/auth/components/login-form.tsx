@@ -1,10 +1,10 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { Anchor, Button, Checkbox, Group, SegmentedControl, Stack, TextInput } from '@mantine/core';
+import { Anchor, Button, Group, SegmentedControl, Stack, TextInput } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { ServerMessage } from '@portal/shared/errors';
 import { DELAY_MS, MFA_TOKEN_LENGTH, TOAST_MS } from '@portal/shared/limits';
 import { digitsOnly, formatCpf, looksLikeEmail, parseBrDate } from '@portal/shared/validation';
-import { useEffect, useRef } from 'react';
+import { lazy, Suspense, useEffect, useRef } from 'react';
 import { Controller, useForm, useWatch } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { PasswordField } from '../../../components/password-field';
@@ -18,6 +18,9 @@ import { clearCredentials, setOriginCode, storeCredentials } from '../../../lib/
 import { useLoginMutation, type LoginPayload } from '../api/auth-api';
 import { useRememberedCpf } from '../hooks/use-remembered-cpf';
 import { loginFormSchema, type LoginFormValues } from '../login-form-schema';
+
+// Only the CPF mode shows it, and /login opens in the protocol or e-mail mode.
+const RememberCpfCheckbox = lazy(() => import('./remember-cpf-checkbox'));
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -183,11 +186,13 @@ export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
                 control={control}
                 name="rememberCpf"
                 render={({ field }) => (
-                  <Checkbox
-                    label={t('login.rememberCpf')}
-                    checked={field.value}
-                    onChange={(event) => field.onChange(event.currentTarget.checked)}
-                  />
+                  <Suspense fallback={null}>
+                    <RememberCpfCheckbox
+                      label={t('login.rememberCpf')}
+                      checked={field.value}
+                      onChange={field.onChange}
+                    />
+                  </Suspense>
                 )}
               />
               {remembered && (

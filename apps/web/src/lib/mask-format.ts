@@ -1,0 +1,44 @@
+/** A mask pattern: '0' stands for a digit, anything else is typed for the person. */
+export type MaskDefinition = string | ReadonlyArray<{ mask: string }>;
+
+const slots = (pattern: string) => [...pattern].filter((c) => c === '0').length;
+
+/** The pattern a number of digits fits: the first with room for them all, else the largest. */
+function patternFor(mask: MaskDefinition, digitCount: number): string {
+  if (typeof mask === 'string') return mask;
+  const fitting = mask.find((m) => slots(m.mask) >= digitCount);
+  return (fitting ?? mask[mask.length - 1]!).mask;
+}
+
+/**
+ * Digits laid into the mask. A literal is written only once a digit follows it, so erasing the
+ * last digit never leaves a dangling separator the person has to erase too.
+ */
+export function applyMask(mask: MaskDefinition, digits: string): string {
+  const pattern = patternFor(mask, digits.length);
+  let out = '';
+  let pending = '';
+  let next = 0;
+  for (const c of pattern) {
+    if (next >= digits.length) break;
+    if (c === '0') {
+      out += pending + digits[next++];
+      pending = '';
+    } else pending += c;
+  }
+  return out;
+}
+
+export function maxDigits(mask: MaskDefinition): number {
+  return typeof mask === 'string' ? slots(mask) : Math.max(...mask.map((m) => slots(m.mask)));
+}
+
+/** The caret position just after the n-th digit of a masked value (0: before the first). */
+export function caretAfterDigits(masked: string, n: number): number {
+  if (n <= 0) return masked.search(/\d/) === -1 ? masked.length : Math.min(masked.search(/\d/), masked.length);
+  let seen = 0;
+  for (let i = 0; i < masked.length; i++) {
+    if (/\d/.test(masked[i]!) && ++seen === n) return i + 1;
+  }
+  return masked.length;
+}
