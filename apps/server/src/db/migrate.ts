@@ -3,12 +3,14 @@ import type { DatabaseHandle } from './database.js';
 import * as initial from './migrations/2026_11_21_0001_initial.js';
 import * as termsSeed from './migrations/2026_11_21_0040_terms_seed.js';
 import * as liveProtocolIndexes from './migrations/2026_11_21_0060_live_protocol_indexes.js';
+import * as dropSupersededProtocolIndexes from './migrations/2026_11_21_0061_drop_superseded_protocol_indexes.js';
 
 /** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
 const MIGRATIONS = {
   '2026_11_21_0001_initial': initial,
   '2026_11_21_0040_terms_seed': termsSeed,
   '2026_11_21_0060_live_protocol_indexes': liveProtocolIndexes,
+  '2026_11_21_0061_drop_superseded_protocol_indexes': dropSupersededProtocolIndexes,
 } as const;
 
 export async function migrateToLatest(handle: DatabaseHandle): Promise<void> {
