@@ -1,6 +1,6 @@
-import { Badge, Button, Card, Group, Stack, Table, Text, Tooltip } from '@mantine/core';
+import { Badge, Box, Button, Card, Group, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { EXAM_STATUS_LABELS } from '@portal/shared/exam-status';
+import { EXAM_STATUS_CODES, type ExamStatusCode } from '@portal/shared/exam-status';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { examDisplay, type ExamDisplay } from './exam-display';
@@ -41,7 +41,12 @@ function RectificationIcon() {
 function ReadBadge({ read }: { read: boolean }) {
   const { t } = useTranslation('results');
   return (
-    <Badge variant={read ? 'light' : 'filled'} color={read ? 'gray' : 'blue.9'} data-testid="exam-read-state">
+    <Badge
+      variant={read ? 'light' : 'filled'}
+      color={read ? 'gray' : 'blue.9'}
+      miw="max-content"
+      data-testid="exam-read-state"
+    >
       {read ? t('exam.read') : t('exam.unread')}
     </Badge>
   );
@@ -94,15 +99,61 @@ function FileButtons({ exam, d, actions }: { exam: Exam; d: ExamDisplay; actions
   );
 }
 
-function StatusCode({ d }: { d: ExamDisplay }) {
+// Dark shades: the legend sits on the page background, where the lighter ones lack contrast.
+const statusColor = (code: ExamStatusCode) => (code === 'D' ? 'gray.7' : 'blue.9');
+
+function StatusBadge({ code }: { code: ExamStatusCode }) {
   return (
-    <Tooltip label={EXAM_STATUS_LABELS[d.code]}>
-      <Badge variant="outline" color={d.code === 'D' ? 'gray' : 'blue'} aria-label={EXAM_STATUS_LABELS[d.code]}>
+    <Badge variant="outline" color={statusColor(code)} miw="max-content">
+      {code}
+    </Badge>
+  );
+}
+
+function StatusCode({ d }: { d: ExamDisplay }) {
+  const { t } = useTranslation('results');
+  const label = t(`exam.statusLabels.${d.code}`);
+  return (
+    <Tooltip label={label}>
+      <Badge variant="outline" color={statusColor(d.code)} miw="max-content" aria-label={label}>
         {d.code}
       </Badge>
     </Tooltip>
   );
 }
+
+/**
+ * Spec 4.1: a code alone tells a patient nothing, so wherever the status column shows, every code
+ * is spelled out below it, RE (repeat exam) included although no server value maps to it.
+ */
+function StatusLegend() {
+  const { t } = useTranslation('results');
+  return (
+    <Box component="section" aria-label={t('exam.statusLegend')} data-testid="status-legend">
+      <Text size="xs" fw={600} mb={4}>
+        {t('exam.statusLegend')}
+      </Text>
+      <Box component="dl" m={0} style={legendGrid}>
+        {EXAM_STATUS_CODES.map((code) => (
+          <Group key={code} gap={6} wrap="nowrap">
+            <Box component="dt" m={0}>
+              <StatusBadge code={code} />
+            </Box>
+            <Text component="dd" size="xs" m={0}>
+              {t(`exam.statusLabels.${code}`)}
+            </Text>
+          </Group>
+        ))}
+      </Box>
+    </Box>
+  );
+}
+
+const legendGrid = {
+  display: 'grid',
+  gridTemplateColumns: 'repeat(auto-fill, minmax(11rem, 1fr))',
+  gap: '4px 12px',
+} as const;
 
 function ServiceDate({ d }: { d: ExamDisplay }) {
   const { t } = useTranslation('results');
@@ -130,6 +181,8 @@ export function ExamTable({
   const { t } = useTranslation('results');
   const phone = useMediaQuery('(max-width: 48em)');
   const rows = exams.map((exam) => ({ exam, d: examDisplay(exam) }));
+
+  const legend = showStatus ? <StatusLegend /> : null;
 
   if (phone) {
     return (
@@ -165,51 +218,55 @@ export function ExamTable({
             </Stack>
           </Card>
         ))}
+        {legend}
       </Stack>
     );
   }
 
   return (
-    <Table.ScrollContainer minWidth={720}>
-      <Table striped highlightOnHover withTableBorder verticalSpacing="xs" data-testid="exam-table">
-        {caption && <Table.Caption>{caption}</Table.Caption>}
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">{t('exam.delivered')}</Table.Th>
-            {showStatus && <Table.Th scope="col">{t('exam.status')}</Table.Th>}
-            {showRequester && <Table.Th scope="col">{t('exam.requester')}</Table.Th>}
-            <Table.Th scope="col">{t('exam.modality')}</Table.Th>
-            <Table.Th scope="col">{t('exam.description')}</Table.Th>
-            <Table.Th scope="col">{t('exam.service')}</Table.Th>
-            <Table.Th scope="col">{t('exam.readState')}</Table.Th>
-            <Table.Th scope="col">{t('exam.files')}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {rows.map(({ exam, d }) => (
-            <Table.Tr key={exam.id} c={d.greyed ? 'dimmed' : undefined} data-testid="exam-row" data-greyed={d.greyed}>
-              <Table.Td>{d.deliveredDate ?? t('list.notInformed')}</Table.Td>
-              {showStatus && (
-                <Table.Td>
-                  <StatusCode d={d} />
-                </Table.Td>
-              )}
-              {showRequester && <Table.Td>{exam.requesterName ?? t('list.notInformed')}</Table.Td>}
-              <Table.Td>{exam.modalityName}</Table.Td>
-              <Table.Td>{exam.description}</Table.Td>
-              <Table.Td>
-                <ServiceDate d={d} />
-              </Table.Td>
-              <Table.Td>
-                <ReadBadge read={exam.examRead} />
-              </Table.Td>
-              <Table.Td>
-                <FileButtons exam={exam} d={d} actions={actions} />
-              </Table.Td>
+    <Stack gap="xs">
+      <Table.ScrollContainer minWidth={720}>
+        <Table striped highlightOnHover withTableBorder verticalSpacing="xs" data-testid="exam-table">
+          {caption && <Table.Caption>{caption}</Table.Caption>}
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">{t('exam.delivered')}</Table.Th>
+              {showStatus && <Table.Th scope="col">{t('exam.status')}</Table.Th>}
+              {showRequester && <Table.Th scope="col">{t('exam.requester')}</Table.Th>}
+              <Table.Th scope="col">{t('exam.modality')}</Table.Th>
+              <Table.Th scope="col">{t('exam.description')}</Table.Th>
+              <Table.Th scope="col">{t('exam.service')}</Table.Th>
+              <Table.Th scope="col">{t('exam.readState')}</Table.Th>
+              <Table.Th scope="col">{t('exam.files')}</Table.Th>
             </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map(({ exam, d }) => (
+              <Table.Tr key={exam.id} c={d.greyed ? 'dimmed' : undefined} data-testid="exam-row" data-greyed={d.greyed}>
+                <Table.Td>{d.deliveredDate ?? t('list.notInformed')}</Table.Td>
+                {showStatus && (
+                  <Table.Td>
+                    <StatusCode d={d} />
+                  </Table.Td>
+                )}
+                {showRequester && <Table.Td>{exam.requesterName ?? t('list.notInformed')}</Table.Td>}
+                <Table.Td>{exam.modalityName}</Table.Td>
+                <Table.Td>{exam.description}</Table.Td>
+                <Table.Td>
+                  <ServiceDate d={d} />
+                </Table.Td>
+                <Table.Td>
+                  <ReadBadge read={exam.examRead} />
+                </Table.Td>
+                <Table.Td>
+                  <FileButtons exam={exam} d={d} actions={actions} />
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      {legend}
+    </Stack>
   );
 }

@@ -27,7 +27,12 @@ function groupKey(protocol: ProtocolItem, groupBy: GroupBy, notInformed: string)
 function ReadState({ read }: { read: boolean }) {
   const { t } = useTranslation('results');
   return (
-    <Badge variant={read ? 'light' : 'filled'} color={read ? 'gray' : 'blue.9'} data-testid="protocol-read-state">
+    <Badge
+      variant={read ? 'light' : 'filled'}
+      color={read ? 'gray' : 'blue.9'}
+      miw="max-content"
+      data-testid="protocol-read-state"
+    >
       {read ? t('list.read') : t('list.unread')}
     </Badge>
   );
