@@ -334,6 +334,10 @@ describe('patient dashboard', () => {
   it('links a protocol with its number and password', async () => {
     const page = await signedInPatient();
     await page.getByText('12 protocolo(s) encontrado(s)').waitFor();
+    // A search typed before linking would hide the new protocol: the box empties after linking.
+    const search = page.getByRole('searchbox', { name: 'Buscar' });
+    await search.fill('Tomografia');
+    await page.getByText('1 protocolo(s) encontrado(s)').waitFor();
     await page.getByRole('button', { name: 'Adicionar protocolo' }).click();
     const dialog = page.getByRole('dialog', { name: 'Adicionar protocolo' });
     await dialog.getByRole('button', { name: 'Adicionar' }).click();
@@ -346,6 +350,8 @@ describe('patient dashboard', () => {
     await page.getByText('Protocolo adicionado à sua conta.').waitFor();
     await dialog.waitFor({ state: 'hidden' });
     await page.getByText('13 protocolo(s) encontrado(s)').waitFor();
+    expect(await search.inputValue()).toBe('');
+    await rows(page).filter({ hasText: 'P-LINK' }).waitFor();
     await page.context().close();
   });
 
@@ -359,6 +365,19 @@ describe('patient dashboard', () => {
     }
     // The institution shows status codes; the discarded exam is greyed; the pending rectification withholds its report.
     await page.getByRole('columnheader', { name: 'Situação' }).waitFor();
+    // Spec 4.1: the legend spells out every code, RE included and R as awaiting rectification.
+    const legend = page.getByRole('region', { name: 'Legenda das situações' });
+    for (const [code, label] of [
+      ['L', 'Liberado'],
+      ['D', 'Descartado'],
+      ['R', 'Aguardando retificação'],
+      ['RE', 'Repetir exame'],
+      ['NI', 'Não informado'],
+    ]) {
+      const item = legend.locator('div').filter({ has: page.getByText(code, { exact: true }) });
+      await item.getByText(label, { exact: true }).waitFor();
+    }
+    expect(await legend.locator('dt').count()).toBe(12);
     const discarded = page.getByTestId('exam-row').filter({ hasText: 'Glicemia de jejum' });
     expect(await discarded.getAttribute('data-greyed')).toBe('true');
     const usg = page.getByTestId('exam-row').filter({ hasText: 'Ultrassom de abdome' });

@@ -64,20 +64,34 @@ export function DateRangeFilter({
   );
 }
 
-/** Spec 2.7 and 9: free-text search sent 500 ms after the last keystroke. */
+/**
+ * Spec 2.7 and 9: free-text search sent 500 ms after the last keystroke. Each change of `resetKey`
+ * (after a protocol is linked) empties the box 1 second later, so the new protocol is not hidden
+ * by a search typed before, and the toast saying it was added is read first.
+ */
 export function SearchBox({
   onSearch,
   label,
   placeholder,
+  resetKey = 0,
 }: {
   onSearch: (text: string) => void;
   label?: string;
   placeholder?: string;
+  resetKey?: number;
 }) {
   const { t } = useTranslation('results');
   const [text, setText] = useState('');
   const [debounced] = useDebouncedValue(text.trim(), DELAY_MS.searchDebounce);
   useEffect(() => onSearch(debounced), [debounced, onSearch]);
+  useEffect(() => {
+    if (resetKey === 0) return undefined;
+    const timer = window.setTimeout(() => {
+      setText('');
+      onSearch('');
+    }, DELAY_MS.searchClear);
+    return () => window.clearTimeout(timer);
+  }, [resetKey, onSearch]);
   return (
     <TextInput
       type="search"

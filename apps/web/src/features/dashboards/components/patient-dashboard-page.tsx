@@ -24,6 +24,7 @@ export default function PatientDashboardPage() {
   const filters = useListFilters('last6Months', PAGE_SIZE.patient);
   const list = useProtocolList('dashboard', filters.params);
   const [linking, setLinking] = useState(false);
+  const [linked, setLinked] = useState(0);
   const [sharing, setSharing] = useState<ProtocolItem | null>(null);
   const [history, setHistory] = useState(false);
   const items = list.data?.items ?? [];
@@ -49,7 +50,7 @@ export default function PatientDashboardPage() {
             {filters.range && (
               <DateRangeFilter value={filters.range} onChange={filters.setRange} presets={PATIENT_DATE_PRESETS} />
             )}
-            <SearchBox onSearch={filters.setSearch} />
+            <SearchBox onSearch={filters.setSearch} resetKey={linked} />
             <ReadFilter value={filters.read} onChange={filters.setRead} />
             <RefreshLink onClick={() => (filters.forceRefresh ? void list.refetch() : filters.setForceRefresh(true))} />
           </>
@@ -95,6 +96,7 @@ export default function PatientDashboardPage() {
         opened={linking}
         onClose={() => setLinking(false)}
         patientUserId={credentials?.user?.identifier ?? ''}
+        onLinked={() => setLinked((n) => n + 1)}
       />
       <ShareModal protocol={sharing} onClose={() => setSharing(null)} />
       {history && (

@@ -11,10 +11,12 @@ export function LinkProtocolModal({
   opened,
   onClose,
   patientUserId,
+  onLinked,
 }: {
   opened: boolean;
   onClose: () => void;
   patientUserId: string;
+  onLinked?: () => void;
 }) {
   const { t } = useTranslation(['results', 'common']);
   const link = useLinkProtocolMutation();
@@ -41,6 +43,7 @@ export function LinkProtocolModal({
         onSuccess: () => {
           notify('success', t('results:link.success'), TOAST_MS.long);
           close();
+          onLinked?.();
         },
         onError: (error) => notify(isServerError(error) ? 'error' : 'warning', errorText(error), TOAST_MS.long),
       },
