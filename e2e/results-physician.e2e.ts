@@ -195,6 +195,11 @@ describe('physician dashboard', () => {
     await screenshotBothWidths(page, 'results-physician-dashboard');
     await expectAccessible(page, 'physician dashboard');
     await fitsPhoneWidth(page);
+    // On a phone each filter spans the screen, so the search hint is read whole.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const searchBox = await page.getByRole('searchbox', { name: 'Buscar' }).boundingBox();
+    expect(searchBox?.width).toBeGreaterThan(340);
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     await pickPreset(page, 'Últimos 14 dias');
     await count(page, 59);

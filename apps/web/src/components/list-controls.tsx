@@ -99,7 +99,7 @@ export function SearchBox({
       placeholder={placeholder ?? t('filters.searchPlaceholder')}
       value={text}
       onChange={(event) => setText(event.currentTarget.value)}
-      miw={200}
+      miw={270}
     />
   );
 }

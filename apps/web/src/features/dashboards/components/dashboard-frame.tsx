@@ -37,7 +37,7 @@ export function DashboardFrame({
           </Title>
           {actions && <Group gap="xs">{actions}</Group>}
         </Group>
-        <Group align="flex-end" gap="md" wrap="wrap">
+        <Group align="flex-end" gap="md" wrap="wrap" className="dashboard-filters">
           {filters}
           {query.isFetching && <Loader size="sm" aria-label={t('common:loading.text')} />}
         </Group>
