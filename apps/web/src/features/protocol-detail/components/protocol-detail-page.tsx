@@ -10,6 +10,14 @@ import { formatCalendarDate } from '../../../lib/dates';
 import { errorText } from '../../../lib/errors';
 import { usePageTitle } from '../../../lib/use-page-title';
 import { SignatureModal } from './signature-modal';
+import { applyMask } from '../../../lib/mask-format';
+import { MASK } from '../../../lib/masks';
+
+/** Institutions send bare digits; a Brazilian number of 10 or 11 digits reads better masked. */
+function displayPhone(phone: string | null | undefined): string | null | undefined {
+  const digits = phone?.replace(/\D/g, '') ?? '';
+  return /^\d{10,11}$/.test(digits) ? applyMask(MASK.phone, digits) : phone;
+}
 
 export type DetailVariant = 'patient' | 'physician' | 'protocol' | 'external';
 
@@ -157,7 +165,7 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
                   : null
               }
             />
-            <Field label={t('results:detail.phone')} value={patient.phone} />
+            <Field label={t('results:detail.phone')} value={displayPhone(patient.phone)} />
             <Field label={t('results:detail.email')} value={patient.email} />
           </SimpleGrid>
         </Paper>
