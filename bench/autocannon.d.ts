@@ -16,6 +16,7 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     connections?: number;
     duration?: number;
+    workers?: number;
   }
   export default function autocannon(options: Options): Promise<Result>;
 }

@@ -2,7 +2,7 @@
  * Delivery benchmarks: each role's protocol list against a minimal Fastify route, and batch
  * printing against qpdf and `zip -0`. Prints figures; asserts nothing.
  *
- *   npm run bench            (BENCH_PROTOCOLS, BENCH_SECONDS, BENCH_CONNECTIONS tune it)
+ *   npm run bench            (BENCH_PROTOCOLS=10000,100000 for several sizes; BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_EXAMS)
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -22,11 +22,11 @@ import { writeZip } from '../apps/server/src/modules/delivery/zip-writer.js';
 import { generateClinic, reportPdf } from './generate.js';
 
 const execFileAsync = promisify(execFile);
-const PROTOCOLS = Number(process.env.BENCH_PROTOCOLS ?? 20_000);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const SIZES = (process.env.BENCH_PROTOCOLS ?? '20000').split(',').map(Number);
+const EXAMS = Number(process.env.BENCH_EXAMS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-bench-'));
 const clock = { now: () => new Date('2026-11-20T12:00:00.000Z') };
 
 function median(values: number[]): number {
@@ -44,8 +44,9 @@ async function timed(fn: () => Promise<unknown> | unknown, runs = 3): Promise<nu
   return median(times);
 }
 
-async function load(url: string, headers: Record<string, string>) {
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS });
+async function load(url: string, headers: Record<string, string>, duration = SECONDS) {
+  // The load generator runs in its own thread, so it does not share the server's event loop.
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration, workers: 1 });
   return {
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
@@ -55,6 +56,18 @@ async function load(url: string, headers: Record<string, string>) {
 }
 
 async function main() {
+  console.log(
+    `load average at start: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  const last = SIZES.length - 1;
+  for (const [i, size] of SIZES.entries()) await runSize(size, i === last && process.env.BENCH_ONLY !== 'lists');
+}
+
+async function runSize(protocolCount: number, withPrint: boolean) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-bench-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
@@ -64,13 +77,15 @@ async function main() {
   const { ctx } = portal;
   const t0 = performance.now();
   const clinic = await generateClinic(ctx, {
-    protocols: PROTOCOLS,
-    examsPerProtocol: 3,
-    patients: Math.max(10, Math.floor(PROTOCOLS / 10)),
+    protocols: protocolCount,
+    examsPerProtocol: EXAMS,
+    patients: Math.max(10, Math.floor(protocolCount / 10)),
     physicians: 200,
     tags: 20,
   });
-  console.log(`generated ${PROTOCOLS} protocols x 3 exams in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `\n=== ${protocolCount} protocols x ${EXAMS} exams generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
 
   const address = await portal.app.listen({ host: '127.0.0.1', port: 0 });
   const token = async (role: 'PATIENT' | 'PHYSICIAN' | 'EXTERNAL' | 'GUEST', userId?: string, protocolIds?: string[]) =>
@@ -108,12 +123,25 @@ async function main() {
     },
   ];
 
-  // The reference: a bare Fastify route answering the same bytes the patient list answers.
-  const sampleBody = await (
-    await fetch(lists[0]!.url, { headers: { authorization: `Bearer ${lists[0]!.token}` } })
-  ).text();
+  // The reference: a minimal Fastify route running one indexed 10-row query on the same database.
   const reference = Fastify();
-  reference.get('/reference', async (_req, reply) => reply.type('application/json').send(sampleBody));
+  const sqlite = ctx.database.sqlite;
+  const referenceSql =
+    'select * from protocols where patient_user_id = ? and disabled = 0 order by sort_at desc, id desc limit 10';
+  if (sqlite) {
+    const stmt = sqlite.prepare(referenceSql);
+    reference.get('/reference', async () => stmt.all(clinic.heavyPatientId));
+  } else {
+    reference.get(
+      '/reference',
+      async () =>
+        (
+          await sql`select * from protocols where patient_user_id = ${clinic.heavyPatientId} and disabled = 0 order by sort_at desc, id desc limit 10`.execute(
+            ctx.db,
+          )
+        ).rows,
+    );
+  }
   const referenceAddress = await reference.listen({ host: '127.0.0.1', port: 0 });
 
   console.log('\nquery plans (SQLite):');
@@ -128,7 +156,7 @@ async function main() {
     ],
     [
       'external',
-      sql`explain query plan select * from protocols p where p.tag_id in ('x') and p.sort_at >= '2026-11-13' order by p.sort_at desc limit 50`,
+      sql`explain query plan select * from protocols p where p.tag_id in ('x') and p.disabled = 0 and p.sort_at >= '2026-11-13' order by p.sort_at desc limit 50`,
     ],
   ] as const) {
     const rows = await q.execute(ctx.db);
@@ -137,6 +165,11 @@ async function main() {
 
   if (process.env.BENCH_ONLY !== 'print') await benchLists(lists, referenceAddress);
   await reference.close();
+  if (!withPrint) {
+    await portal.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    return;
+  }
 
   // Batch printing: 50 protocols x 3 reports of 1-3 pages.
   const physician = await token('PHYSICIAN', clinic.heavyPhysicianId);
@@ -145,8 +178,20 @@ async function main() {
   const protocolIds = clinic.sampleProtocolIds.slice(0, 50);
   let n = 0;
   for (const protocolId of protocolIds) {
-    const exams = await ctx.db.selectFrom('exams').select('id').where('protocolId', '=', protocolId).execute();
-    for (const exam of exams) {
+    const exams = await ctx.db
+      .selectFrom('exams')
+      .select(['id', 'position'])
+      .where('protocolId', '=', protocolId)
+      .orderBy('position')
+      .execute();
+    // Three reports per protocol: further exams are switched off for the print.
+    await ctx.db
+      .updateTable('exams')
+      .set({ isEnabled: 0 })
+      .where('protocolId', '=', protocolId)
+      .where('position', '>=', 3)
+      .execute();
+    for (const exam of exams.slice(0, 3)) {
       const bytes = await reportPdf(`report ${n}`, 1 + (n % 3), n + 7);
       const key = `bench/print/${n++}`;
       const stored = await storeFile(ctx, key, bytes);
@@ -239,16 +284,75 @@ async function main() {
     `| writeZip alone, to a file | ${writerMs.toFixed(0)} | zip -0 | ${zip0Ms.toFixed(0)} | ${(writerMs / zip0Ms).toFixed(2)} |`,
   );
 
+  // Ten batch prints at once while another user lists: the list's latency during the prints.
+  const patientList = lists[0]!;
+  const quiet = await load(patientList.url, { authorization: `Bearer ${patientList.token}` }, 5);
+  let printing = true;
+  let prints = 0;
+  const printers = Array.from({ length: 10 }, async () => {
+    while (printing) {
+      await print(false);
+      prints++;
+    }
+  });
+  const during = await load(patientList.url, { authorization: `Bearer ${patientList.token}` }, 5);
+  printing = false;
+  await Promise.all(printers);
+  console.log(`\npatient list alone: ${quiet.rps} req/s, p99 ${quiet.p99} ms`);
+  console.log(
+    `patient list during 10 concurrent PDF batch prints (${prints} prints done): ${during.rps} req/s, p99 ${during.p99} ms, non-2xx ${during.errors}`,
+  );
+
+  // A 500 MiB zip: 150 stored reports of 3.4 MiB each (the zip writer never parses them).
+  const big = Buffer.alloc(Math.round((3.4 * 2 ** 20) / 4) * 4);
+  for (let i = 0; i < big.length; i += 4) big.writeUInt32LE((i * 2654435761) >>> 0, i);
+  let m = 0;
+  for (const protocolId of protocolIds) {
+    const exams = await ctx.db
+      .selectFrom('exams')
+      .select('id')
+      .where('protocolId', '=', protocolId)
+      .where('isEnabled', '=', 1)
+      .execute();
+    for (const exam of exams) {
+      const key = `bench/big/${m++}`;
+      const stored = await storeFile(ctx, key, big);
+      await ctx.db
+        .updateTable('resources')
+        .set({ storageKey: key, size: stored.size, crc32: stored.crc32, sha256: stored.sha256 })
+        .where('examId', '=', exam.id)
+        .execute();
+    }
+  }
+  global.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+  }, 5);
+  const zipStart = performance.now();
+  await print(true);
+  clearInterval(sampler);
+  const zipSize = fs.statSync(path.join(work, 'out.zip')).size;
+  fs.rmSync(path.join(work, 'out.zip'));
+  console.log(
+    `zip of ${(zipSize / 2 ** 20).toFixed(0)} MiB in ${(performance.now() - zipStart).toFixed(0)} ms: process RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB before, peak ${(rssPeak / 2 ** 20).toFixed(0)} MiB while streaming`,
+  );
+
   fs.rmSync(work, { recursive: true, force: true });
   await portal.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
 async function benchLists(lists: Array<{ name: string; url: string; token: string }>, referenceAddress: string) {
-  console.log(`\nlists: autocannon ${CONNECTIONS} connections x ${SECONDS} s`);
+  console.log(
+    `\nlists: autocannon ${CONNECTIONS} connections x ${SECONDS} s, load average ${os.loadavg()[0]!.toFixed(1)}`,
+  );
   const table: string[] = ['| list | req/s | p50 ms | p99 ms | non-2xx |', '|---|---|---|---|---|'];
   const ref = await load(`${referenceAddress}/reference`, {});
-  table.push(`| reference: bare Fastify route, same body | ${ref.rps} | ${ref.p50} | ${ref.p99} | ${ref.errors} |`);
+  table.push(
+    `| reference: Fastify route, one indexed 10-row query | ${ref.rps} | ${ref.p50} | ${ref.p99} | ${ref.errors} |`,
+  );
   for (const list of lists) {
     const r = await load(list.url, { authorization: `Bearer ${list.token}` });
     table.push(`| ${list.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`);

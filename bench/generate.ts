@@ -47,6 +47,40 @@ async function insertBatched<T>(db: AppContext['db'], table: string, rows: T[]):
   }
 }
 
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * Bulk rows into the tables: on SQLite one prepared statement per table inside one transaction
+ * (query building would dominate a million-protocol clinic), elsewhere multi-row inserts.
+ */
+function bulkWriter(ctx: AppContext) {
+  const sqlite = ctx.database.sqlite;
+  if (!sqlite) {
+    return async (batches: Array<[string, Array<Record<string, unknown>>]>) => {
+      await ctx.db.transaction().execute(async (trx) => {
+        for (const [table, rows] of batches) if (rows.length > 0) await insertBatched(trx, table, rows);
+      });
+    };
+  }
+  const statements = new Map<string, (row: Record<string, unknown>) => void>();
+  const insertOne = (table: string, row: Record<string, unknown>) => {
+    let insert = statements.get(table);
+    if (!insert) {
+      const columns = Object.keys(row);
+      const stmt = sqlite.prepare(
+        `insert into ${snake(table)} (${columns.map(snake).join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+      );
+      insert = (r) => void stmt.run(columns.map((c) => r[c] as unknown));
+      statements.set(table, insert);
+    }
+    insert(row);
+  };
+  const write = sqlite.transaction((batches: Array<[string, Array<Record<string, unknown>>]>) => {
+    for (const [table, rows] of batches) for (const row of rows) insertOne(table, row);
+  });
+  return async (batches: Array<[string, Array<Record<string, unknown>>]>) => write(batches);
+}
+
 /**
  * A large clinic straight into the tables: protocols spread over a year, each with exams
  * requested by one of `physicians` licenses, a tag on every protocol, one heavy patient (about
@@ -120,7 +154,8 @@ export async function generateClinic(ctx: AppContext, sizes: ClinicSizes): Promi
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(file, report);
 
-  const chunk = 2000;
+  const write = bulkWriter(ctx);
+  const chunk = ctx.database.sqlite ? 20_000 : 2000;
   const sample: string[] = [];
   for (let start = 0; start < sizes.protocols; start += chunk) {
     const protocols: Database['protocols'][] = [];
@@ -202,12 +237,12 @@ export async function generateClinic(ctx: AppContext, sizes: ClinicSizes): Promi
         });
       }
     }
-    await ctx.db.transaction().execute(async (trx) => {
-      await insertBatched(trx, 'protocols', protocols);
-      await insertBatched(trx, 'protocolRequesters', requesters);
-      await insertBatched(trx, 'exams', exams);
-      await insertBatched(trx, 'resources', resources);
-    });
+    await write([
+      ['protocols', protocols],
+      ['protocolRequesters', requesters],
+      ['exams', exams],
+      ['resources', resources],
+    ] as unknown as Array<[string, Array<Record<string, unknown>>]>);
   }
   return {
     institutionId,

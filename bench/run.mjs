@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const result = spawnSync(process.execPath, ['--import', 'tsx', path.join(here, 'delivery.bench.ts')], {
+const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(here, 'delivery.bench.ts')], {
   stdio: 'inherit',
   env: process.env,
 });
