@@ -19,7 +19,7 @@ export interface HistoryPoint {
 
 /**
  * The analytes of a patient's linked protocols in a period (contract 5: exam type = the exam's
- * type and description, attribute = the analyte), walking the protocols_patient_user index.
+ * type and description, attribute = the analyte), walking the protocols_patient_live index.
  */
 export async function historyPoints(
   db: Db,
