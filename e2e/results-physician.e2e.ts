@@ -227,6 +227,12 @@ describe('physician dashboard', () => {
     await count(page, 58);
 
     await page.getByRole('button', { name: 'Filtros avançados' }).click();
+    // The date is masked as it is typed, like every date field of the portal.
+    const dateField = page.getByRole('textbox', { name: 'Data', exact: true });
+    expect(await dateField.getAttribute('placeholder')).toBe('dd/mm/aaaa');
+    await dateField.pressSequentially('01022026');
+    expect(await dateField.inputValue()).toBe('01/02/2026');
+    await dateField.fill('');
     await page.getByRole('textbox', { name: 'Protocolo', exact: true }).fill('PH-007');
     await screenshotBothWidths(page, 'results-physician-advanced-filters');
     await page.getByRole('button', { name: 'Aplicar filtros' }).click();

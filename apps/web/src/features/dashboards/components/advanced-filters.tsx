@@ -2,6 +2,8 @@ import { Button, Collapse, Group, TextInput } from '@mantine/core';
 import dayjs from 'dayjs';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { MaskedInput } from '../../../components/masked-input';
+import { MASK } from '../../../lib/masks';
 
 export interface AdvancedValues {
   date: Date | null;
@@ -24,7 +26,7 @@ export function parseAdvancedDate(text: string): Date | null | 'invalid' {
 
 /** Spec 2.7: the physician's advanced filters (date, protocol, patient, institution). */
 export function AdvancedFilters({ onApply }: { onApply: (values: AdvancedValues) => void }) {
-  const { t } = useTranslation('results');
+  const { t } = useTranslation(['results', 'common']);
   const [open, setOpen] = useState(false);
   const [date, setDate] = useState('');
   const [protocol, setProtocol] = useState('');
@@ -57,11 +59,13 @@ export function AdvancedFilters({ onApply }: { onApply: (values: AdvancedValues)
           }}
         >
           <Group align="flex-end" gap="sm" wrap="wrap" mt="xs">
-            <TextInput
+            <MaskedInput
               label={t('advanced.date')}
-              placeholder="dd/mm/aaaa"
+              placeholder={t('common:formats.datePlaceholder')}
+              mask={MASK.date}
+              inputMode="numeric"
               value={date}
-              onChange={(e) => setDate(e.currentTarget.value)}
+              onChange={setDate}
               error={parsed === 'invalid' ? t('form.invalidDate') : null}
               w={150}
             />
