@@ -38,13 +38,16 @@ export function MaskedInput({ mask, value, onChange, inputRef, ...rest }: Masked
     caretDigits.current = null;
   });
 
+  // A value from the server may come as bare digits: it is shown masked all the same.
+  const shown = /^\d+$/.test(value) ? applyMask(mask, value.slice(0, maxDigits(mask))) : value;
+
   const handleChange = (event: ChangeEvent<HTMLInputElement>) => {
     const raw = event.currentTarget.value;
     const caret = event.currentTarget.selectionStart ?? raw.length;
     let digits = digitsOf(raw);
     let before = digitsOf(raw.slice(0, caret)).length;
     // Erasing a separator alone would change nothing: erase the digit before it instead.
-    if (digits === digitsOf(value) && raw.length < value.length && before > 0) {
+    if (digits === digitsOf(shown) && raw.length < shown.length && before > 0) {
       digits = digits.slice(0, before - 1) + digits.slice(before);
       before -= 1;
     }
@@ -53,5 +56,5 @@ export function MaskedInput({ mask, value, onChange, inputRef, ...rest }: Masked
     onChange(applyMask(mask, digits));
   };
 
-  return <InputBase {...rest} value={value} ref={ref} onChange={handleChange} />;
+  return <InputBase {...rest} value={shown} ref={ref} onChange={handleChange} />;
 }
