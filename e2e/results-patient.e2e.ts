@@ -373,7 +373,7 @@ describe('patient dashboard', () => {
       ['R', 'Aguardando retificação'],
       ['RE', 'Repetir exame'],
       ['NI', 'Não informado'],
-    ]) {
+    ] as const) {
       const item = legend.locator('div').filter({ has: page.getByText(code, { exact: true }) });
       await item.getByText(label, { exact: true }).waitFor();
     }
