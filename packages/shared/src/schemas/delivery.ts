@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { zBrDate } from '../validation.js';
 import { envelope, paged, zPage } from './common.js';
+import { zProtocolNoticeView } from './institution.js';
 
 /** Query strings send booleans as text. */
 export const zQueryBool = z
@@ -99,6 +100,8 @@ export const zProtocolItem = z.object({
   examsIds: z.array(z.string()),
   /** Only in the detail answers; lists load exams lazily. */
   exams: z.array(zExam).optional(),
+  /** Only in the detail answers: the institution's protocol-screen notice, null when it has none. */
+  institutionNotice: zProtocolNoticeView.nullable().optional(),
   /** External list additions (spec 3). */
   institutionToken: z.string().optional(),
   institutionName: z.string().optional(),

@@ -22,6 +22,29 @@ export const zVisualizerSetting = z.object({
 });
 export type VisualizerSetting = z.output<typeof zVisualizerSetting>;
 
+/** Longest text of the protocol-screen notice, per language. */
+export const PROTOCOL_NOTICE_MAX = 500;
+
+const zNoticeText = z.string().trim().min(1).max(PROTOCOL_NOTICE_MAX);
+
+/**
+ * Spec 2.8 and 6: the banner one institution shows on its protocol screens, as plain text per
+ * language; pt-br is required because it is what every other language falls back to.
+ */
+export const zProtocolNotice = z.object({
+  'pt-br': zNoticeText,
+  es: zNoticeText.optional(),
+  en: zNoticeText.optional(),
+});
+export type ProtocolNotice = z.output<typeof zProtocolNotice>;
+
+/** The notice as answered: what was stored, without re-checking its limits. */
+export const zProtocolNoticeView = z.object({
+  'pt-br': z.string(),
+  es: z.string().optional(),
+  en: z.string().optional(),
+});
+
 const zSmartInput = z.object({
   url: z.url({ protocol: /^https?$/ }).max(500),
   secret: z.string().min(16).max(500),
@@ -40,6 +63,8 @@ export const zInstitutionSettingsInput = z.object({
     .optional(),
   /** Connection to the institution's SMART system; null removes it. */
   smart: zSmartInput.nullish(),
+  /** The protocol-screen notice; null removes it. */
+  protocolNotice: zProtocolNotice.nullish(),
 });
 export type InstitutionSettingsInput = z.output<typeof zInstitutionSettingsInput>;
 
@@ -96,6 +121,7 @@ export const zInstitutionSettings = z.object({
   visualizerSettings: z.array(z.object({ examTypeCode: z.string(), hideButton: z.boolean(), enable: z.boolean() })),
   /** The secret never leaves the server. */
   smart: z.object({ url: z.string() }).nullable(),
+  protocolNotice: zProtocolNoticeView.nullable(),
 });
 
 /** What the administration interface reads; the API key is present only right after a rotation. */

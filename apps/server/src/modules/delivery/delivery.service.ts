@@ -220,6 +220,7 @@ export async function buildProtocolItems(
     const visible = exams.map((e) => visibleResources(e));
     const allRead = exams.length > 0 && readFlags.every(Boolean);
     const reports = visible.filter((v) => v.report !== undefined).length;
+    const settings = parseInstitutionSettings(institution?.settings);
     const item: ProtocolItem = {
       requestId: p.id,
       number: p.number,
@@ -235,7 +236,7 @@ export async function buildProtocolItems(
         phone: p.patientPhone,
       },
       hasAtLeastOneRectification: exams.some((e) => e.row.rectificationStatus !== null),
-      hasExamStatusVisualizer: parseInstitutionSettings(institution?.settings).hasExamStatusVisualizer,
+      hasExamStatusVisualizer: settings.hasExamStatusVisualizer,
       hasPatientUser: p.patientUserId !== null,
       hasImageResolved: visible.some((v) => v.image !== undefined),
       showAllButton: reports > 1,
@@ -249,7 +250,12 @@ export async function buildProtocolItems(
       hasTag: p.tagId !== null,
       institutionId: p.institutionId,
       examsIds: exams.map((e) => e.row.id),
-      ...(options.withExams ? { exams: (exams as ServedExam[]).map((e, i) => toExam(e, readFlags[i] ?? false)) } : {}),
+      ...(options.withExams
+        ? {
+            exams: (exams as ServedExam[]).map((e, i) => toExam(e, readFlags[i] ?? false)),
+            institutionNotice: settings.protocolNotice,
+          }
+        : {}),
       ...(options.external
         ? {
             institutionToken: institution?.token ?? '',

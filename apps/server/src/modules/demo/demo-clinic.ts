@@ -8,6 +8,13 @@ export const DEMO_INSTITUTION = {
   tag: 'Parceiro Saúde',
 } as const;
 
+/** Spec 1 quotes one clinic telling patients how long results stay online; the demo clinic says the same. */
+export const DEMO_PROTOCOL_NOTICE = {
+  'pt-br': 'Os resultados ficam disponíveis por seis meses a partir da data do exame.',
+  es: 'Los resultados están disponibles durante seis meses a partir de la fecha del examen.',
+  en: 'Results are available for six months from the exam date.',
+};
+
 export const DEMO_PASSWORD = 'demo1234';
 
 export const DEMO_LOGINS = {

@@ -12,7 +12,7 @@ import {
 } from '../institutions/institution.service.js';
 import type { DemoProtocol } from './demo-builder.js';
 import { demoProtocols } from './demo-catalog.js';
-import { DEMO_INSTITUTION, DEMO_LOGINS, DEMO_PATIENTS, DEMO_PHYSICIAN } from './demo-clinic.js';
+import { DEMO_INSTITUTION, DEMO_LOGINS, DEMO_PATIENTS, DEMO_PHYSICIAN, DEMO_PROTOCOL_NOTICE } from './demo-clinic.js';
 import { DEMO_LOGO_DATA_URI } from './demo-files.js';
 import {
   addTagMember,
@@ -119,7 +119,12 @@ async function ensureInstitution(ctx: AppContext): Promise<{ institutionId: stri
       supportEmail: DEMO_INSTITUTION.supportEmail,
       supportPhoneNumber: DEMO_INSTITUTION.supportPhoneNumber,
       supportWhatsAppNumber: DEMO_INSTITUTION.supportWhatsAppNumber,
-      settings: { shareEnabled: true, hasExamStatusVisualizer: true, emailFrequencyDefault: 'EXAM' },
+      settings: {
+        shareEnabled: true,
+        hasExamStatusVisualizer: true,
+        emailFrequencyDefault: 'EXAM',
+        protocolNotice: DEMO_PROTOCOL_NOTICE,
+      },
     }),
   );
   return { institutionId: institution.id, apiKey };

@@ -5,6 +5,7 @@ import type {
   InstitutionSettingsInput,
   InstitutionUpdate,
   InstitutionView,
+  ProtocolNotice,
   VisualizerSetting,
 } from '@portal/shared/schemas/institution';
 import type { AppContext } from '../../context.js';
@@ -45,6 +46,7 @@ export interface InstitutionSettings {
   emailFrequencyDefault: EmailFrequencyDefault;
   hasExamStatusVisualizer: boolean;
   smart: { url: string; secret: string } | null;
+  protocolNotice: ProtocolNotice | null;
 }
 
 export interface Institution {
@@ -68,9 +70,22 @@ export const DEFAULT_INSTITUTION_SETTINGS: InstitutionSettings = {
   emailFrequencyDefault: 'EXAM',
   hasExamStatusVisualizer: false,
   smart: null,
+  protocolNotice: null,
 };
 
 const FREQUENCIES: readonly string[] = ['EXAM', 'DAY', 'WEEK', 'DISABLED'];
+
+/** A stored notice counts only with its pt-br text; a language of the wrong type is left out. */
+function parseProtocolNotice(value: unknown): ProtocolNotice | null {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return null;
+  const raw = value as Record<string, unknown>;
+  if (typeof raw['pt-br'] !== 'string') return null;
+  return {
+    'pt-br': raw['pt-br'],
+    ...(typeof raw.es === 'string' ? { es: raw.es } : {}),
+    ...(typeof raw.en === 'string' ? { en: raw.en } : {}),
+  };
+}
 
 /** Reads stored settings defensively: a key missing or of the wrong type takes its default. */
 export function parseInstitutionSettings(json: string | null | undefined): InstitutionSettings {
@@ -95,6 +110,7 @@ export function parseInstitutionSettings(json: string | null | undefined): Insti
       smart && typeof smart.url === 'string' && typeof smart.secret === 'string'
         ? { url: smart.url, secret: smart.secret }
         : null,
+    protocolNotice: parseProtocolNotice(raw.protocolNotice),
   };
 }
 
@@ -106,6 +122,7 @@ function mergeSettings(current: InstitutionSettings, input: InstitutionSettingsI
     emailFrequencyDefault: input.emailFrequencyDefault ?? current.emailFrequencyDefault,
     hasExamStatusVisualizer: input.hasExamStatusVisualizer ?? current.hasExamStatusVisualizer,
     smart: input.smart === undefined ? current.smart : input.smart,
+    protocolNotice: input.protocolNotice === undefined ? current.protocolNotice : input.protocolNotice,
   };
 }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserType } from '../../db/schema.js';
 import { newId, sha256Hex } from '../../lib/ids.js';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
+import { makeProtocol } from '../delivery/test-factories.js';
 
 const URL = '/api/administrationbe/institution';
 
@@ -218,5 +219,53 @@ describe('institution administration', () => {
     expect(
       await portal.ctx.db.selectFrom('institutions').select('id').where('code', '=', 'ANON').execute(),
     ).toHaveLength(0);
+  });
+
+  it('shows the protocol notice set through PUT on the protocol screen, and refuses one too long', async () => {
+    const created = (await create(admin, { code: 'AVISO', name: 'Aviso', viewType: 2 })).json().data;
+    const { protocol } = await makeProtocol(portal.ctx, { institutionId: created.id, exams: [{ description: 'TSH' }] });
+    const guest = await portal.sessionFor({ role: 'GUEST', username: protocol.number, protocolIds: [protocol.id] });
+    const detail = async () => {
+      const res = await portal.app.inject({
+        method: 'GET',
+        url: `/api/delivery/persistence/dashboard/protocol/byId?id=${protocol.id}`,
+        headers: bearer(guest),
+      });
+      expect(res.statusCode).toBe(200);
+      return res.json().data;
+    };
+    expect((await detail()).institutionNotice).toBeNull();
+
+    const notice = {
+      'pt-br': 'Os resultados ficam disponíveis por seis meses.',
+      en: 'Results are available for six months.',
+    };
+    const saved = await update(admin, created.id, { settings: { protocolNotice: notice } });
+    expect(saved.statusCode).toBe(200);
+    expect(saved.json().data.settings.protocolNotice).toEqual(notice);
+    expect((await detail()).institutionNotice).toEqual(notice);
+
+    // Other settings keep their values when the notice changes, and the other way round.
+    expect((await update(admin, created.id, { settings: { shareEnabled: false } })).statusCode).toBe(200);
+    const read = (await get(admin, created.id)).json().data;
+    expect(read.settings).toMatchObject({ shareEnabled: false, protocolNotice: notice });
+
+    const tooLong = await update(admin, created.id, {
+      settings: { protocolNotice: { 'pt-br': 'a'.repeat(500), es: 'b'.repeat(501) } },
+    });
+    expect(tooLong.statusCode).toBe(400);
+    expect((tooLong.json().data as Array<{ field: string }>).map((d) => d.field)).toContain(
+      'settings.protocolNotice.es',
+    );
+    const withoutPortuguese = await update(admin, created.id, { settings: { protocolNotice: { en: 'Hello' } } });
+    expect(withoutPortuguese.statusCode).toBe(400);
+    expect((await detail()).institutionNotice).toEqual(notice);
+
+    const atLimit = { 'pt-br': 'a'.repeat(500) };
+    expect((await update(admin, created.id, { settings: { protocolNotice: atLimit } })).statusCode).toBe(200);
+    expect((await detail()).institutionNotice).toEqual(atLimit);
+
+    expect((await update(admin, created.id, { settings: { protocolNotice: null } })).statusCode).toBe(200);
+    expect((await detail()).institutionNotice).toBeNull();
   });
 });
