@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdminApi } from './support/admin-api';
 import { expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
 import { ROOT } from './support/build';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
@@ -26,6 +27,7 @@ const maria = {
   phone: '(11) 98888-1111',
 };
 const requester = { identifier: 'MED-9', name: 'Dra. Helena Prado', crm: '55555', uf: 'SP' };
+const notice = 'Os resultados ficam disponíveis por seis meses a partir da data do exame.';
 
 beforeAll(async () => {
   mailbox = await startMailbox();
@@ -50,6 +52,12 @@ beforeAll(async () => {
   );
   const key = institution.apiKey;
   const base = portal.baseUrl;
+  // Spec 2.8's special banner is a setting of the institution, changed like any other.
+  const adminApi = new AdminApi(base, portal.admin);
+  await adminApi.signIn();
+  await adminApi.updateInstitution(institution.id, {
+    settings: { protocolNotice: { 'pt-br': notice, en: 'Results are available for six months from the exam date.' } },
+  });
 
   // P-001: a lab exam with history values, an X-ray with an image, one awaiting rectification, one discarded.
   await ingest(base, key, 'P-001', {
@@ -364,6 +372,13 @@ describe('patient dashboard', () => {
       await page.getByText(text, { exact: true }).first().waitFor();
     }
     // The institution shows status codes; the discarded exam is greyed; the pending rectification withholds its report.
+    // The institution's notice sits above the exams, in the language of the screen.
+    const banner = page.getByRole('note').filter({ hasText: notice });
+    await banner.waitFor();
+    expect(await banner.getAttribute('lang')).toBe('pt-BR');
+    const bannerBox = await banner.boundingBox();
+    const firstExamBox = await page.getByTestId('exam-row').first().boundingBox();
+    expect(bannerBox && firstExamBox && bannerBox.y + bannerBox.height <= firstExamBox.y).toBe(true);
     await page.getByRole('columnheader', { name: 'Situação' }).waitFor();
     // Spec 4.1: the legend spells out every code, RE included and R as awaiting rectification.
     const legend = page.getByRole('region', { name: 'Legenda das situações' });

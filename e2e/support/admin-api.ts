@@ -46,6 +46,15 @@ export class AdminApi {
     );
   }
 
+  /** Contract 6: PUT changes only what the body carries; settings keys not sent keep their values. */
+  updateInstitution(id: string, body: { name?: string; settings?: Record<string, unknown> }) {
+    return this.call<{ id: string; settings: Record<string, unknown> }>(
+      'PUT',
+      `/api/administrationbe/institution/${id}`,
+      body,
+    );
+  }
+
   invitePhysician(body: {
     email: string;
     name: string;

@@ -9,6 +9,7 @@ import { useResourceOpener } from '../../../components/resource-viewer';
 import { formatCalendarDate } from '../../../lib/dates';
 import { errorText } from '../../../lib/errors';
 import { usePageTitle } from '../../../lib/use-page-title';
+import { InstitutionNotice } from './institution-notice';
 import { SignatureModal } from './signature-modal';
 import { applyMask } from '../../../lib/mask-format';
 import { MASK } from '../../../lib/masks';
@@ -151,6 +152,7 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
         <Title order={1} size="h2">
           {t('results:detail.title', { number: protocol.number })}
         </Title>
+        <InstitutionNotice notice={protocol.institutionNotice} />
         <Paper withBorder p="md" radius="md">
           <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="sm" component="dl" m={0}>
             <Field label={t('results:detail.number')} value={protocol.number} />
