@@ -367,6 +367,7 @@ describe('patient dashboard', () => {
     const page = await signedInPatient();
     await page.getByRole('link', { name: 'Abrir o protocolo P-001' }).click();
     await page.waitForURL('**/dashboard/patient/showprotocol?id=*');
+    const detailUrl = page.url();
     await page.getByRole('heading', { level: 1, name: 'Protocolo P-001' }).waitFor();
     for (const text of ['Clínica Aurora', 'Maria Lima', '09/07/1984', 'Feminino', '(11) 98888-1111', patientEmail]) {
       await page.getByText(text, { exact: true }).first().waitFor();
@@ -430,6 +431,17 @@ describe('patient dashboard', () => {
 
     await page.getByRole('link', { name: /Voltar para os protocolos/ }).click();
     await page.waitForURL('**/dashboard/patient/protocols');
+
+    // In English the notice is the institution's English text; Spanish, which it left out, falls back to pt-br.
+    await page.goto(`${detailUrl}&language=en`);
+    const english = page.getByRole('note').filter({ hasText: 'Results are available for six months' });
+    await english.waitFor();
+    expect(await english.getAttribute('lang')).toBe('en');
+    await page.goto(`${detailUrl}&language=es`);
+    await page.getByRole('heading', { level: 1, name: 'Protocolo P-001' }).waitFor();
+    const fallback = page.getByRole('note').filter({ hasText: notice });
+    await fallback.waitFor();
+    expect(await fallback.getAttribute('lang')).toBe('pt-BR');
     await page.context().close();
   });
 
