@@ -8,7 +8,7 @@ import { Controller, useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate } from 'react-router';
 import { InfoIcon } from '../../../components/icons';
-import { MaskedInput } from '../../../components/masked-input';
+import { MaskedField } from '../../../components/masked-field';
 import { formatCalendarDate } from '../../../lib/dates';
 import { errorText } from '../../../lib/errors';
 import { MASK } from '../../../lib/masks';
@@ -104,63 +104,36 @@ function PatientEditForm({ record }: { record: UserRecord }) {
                 {...register('name')}
               />
               <SimpleGrid cols={{ base: 1, sm: 2 }}>
-                <Controller
+                <MaskedField
                   control={control}
                   name="cpf"
-                  render={({ field }) => (
-                    <MaskedInput
-                      label={t('edit.cpf')}
-                      mask={MASK.cpf}
-                      inputMode="numeric"
-                      required
-                      name={field.name}
-                      value={field.value}
-                      onChange={field.onChange}
-                      onBlur={field.onBlur}
-                      inputRef={field.ref}
-                      error={fieldError(errors.cpf?.message)}
-                    />
-                  )}
+                  label={t('edit.cpf')}
+                  mask={MASK.cpf}
+                  inputMode="numeric"
+                  required
+                  error={fieldError(errors.cpf?.message)}
                 />
-                <Controller
+                <MaskedField
                   control={control}
                   name="birth"
-                  render={({ field }) => (
-                    <MaskedInput
-                      label={t('edit.birth')}
-                      mask={MASK.date}
-                      inputMode="numeric"
-                      autoComplete="bday"
-                      placeholder={t('common:formats.datePlaceholder')}
-                      required
-                      name={field.name}
-                      value={field.value}
-                      onChange={field.onChange}
-                      onBlur={field.onBlur}
-                      inputRef={field.ref}
-                      error={fieldError(errors.birth?.message)}
-                    />
-                  )}
+                  label={t('edit.birth')}
+                  mask={MASK.date}
+                  inputMode="numeric"
+                  autoComplete="bday"
+                  placeholder={t('common:formats.datePlaceholder')}
+                  required
+                  error={fieldError(errors.birth?.message)}
                 />
               </SimpleGrid>
-              <Controller
+              <MaskedField
                 control={control}
                 name="phone"
-                render={({ field }) => (
-                  <MaskedInput
-                    label={t('edit.mobile')}
-                    mask={MASK.phone}
-                    inputMode="tel"
-                    autoComplete="tel-national"
-                    required
-                    name={field.name}
-                    value={field.value}
-                    onChange={field.onChange}
-                    onBlur={field.onBlur}
-                    inputRef={field.ref}
-                    error={fieldError(errors.phone?.message)}
-                  />
-                )}
+                label={t('edit.mobile')}
+                mask={MASK.phone}
+                inputMode="tel"
+                autoComplete="tel-national"
+                required
+                error={fieldError(errors.phone?.message)}
               />
               <Controller
                 control={control}

@@ -9,6 +9,7 @@ import { Controller, useForm, useWatch } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { PasswordField } from '../../../components/password-field';
 import { Link, useNavigate } from 'react-router';
+import { MaskedField } from '../../../components/masked-field';
 import { MaskedInput } from '../../../components/masked-input';
 import { ApiError } from '../../../lib/api-client';
 import { errorText, isServerError } from '../../../lib/errors';
@@ -160,26 +161,17 @@ export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
           />
         ) : (
           <Stack gap={6}>
-            <Controller
+            <MaskedField
               control={control}
               name="cpf"
-              render={({ field }) => (
-                <MaskedInput
-                  label={t('login.cpf')}
-                  mask={MASK.cpf}
-                  inputMode="numeric"
-                  autoComplete="username"
-                  placeholder="000.000.000-00"
-                  required
-                  name={field.name}
-                  value={field.value}
-                  onChange={field.onChange}
-                  onBlur={field.onBlur}
-                  inputRef={field.ref}
-                  error={fieldError(errors.cpf?.message)}
-                  data-testid="login-cpf"
-                />
-              )}
+              label={t('login.cpf')}
+              mask={MASK.cpf}
+              inputMode="numeric"
+              autoComplete="username"
+              placeholder="000.000.000-00"
+              required
+              error={fieldError(errors.cpf?.message)}
+              data-testid="login-cpf"
             />
             <Group justify="space-between" gap="xs">
               <Controller
@@ -223,25 +215,16 @@ export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
         />
 
         {showDateOfBirth && (
-          <Controller
+          <MaskedField
             control={control}
             name="dateOfBirth"
-            render={({ field }) => (
-              <MaskedInput
-                label={t('login.dateOfBirth')}
-                description={t('login.dateOfBirthHint')}
-                mask={MASK.date}
-                inputMode="numeric"
-                autoComplete="bday"
-                placeholder={t('common:formats.datePlaceholder')}
-                name={field.name}
-                value={field.value}
-                onChange={field.onChange}
-                onBlur={field.onBlur}
-                inputRef={field.ref}
-                data-testid="login-birthdate"
-              />
-            )}
+            label={t('login.dateOfBirth')}
+            description={t('login.dateOfBirthHint')}
+            mask={MASK.date}
+            inputMode="numeric"
+            autoComplete="bday"
+            placeholder={t('common:formats.datePlaceholder')}
+            data-testid="login-birthdate"
           />
         )}
 

@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { PasswordField } from '../../../components/password-field';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ArrowLeftIcon, CheckIcon } from '../../../components/icons';
-import { MaskedInput } from '../../../components/masked-input';
+import { MaskedField } from '../../../components/masked-field';
 import { PageCard } from '../../../components/page-card';
 import { TermsAcceptance } from '../../../components/terms-acceptance';
 import { FullPageLoader } from '../../../app/pages/loading-page';
@@ -153,63 +153,36 @@ export default function PatientCreatePage() {
             {...register('fullName')}
           />
           <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-            <Controller
+            <MaskedField
               control={control}
               name="cpf"
-              render={({ field }) => (
-                <MaskedInput
-                  label={t('patientCreate.cpf')}
-                  mask={MASK.cpf}
-                  inputMode="numeric"
-                  placeholder="000.000.000-00"
-                  name={field.name}
-                  value={field.value}
-                  onChange={field.onChange}
-                  onBlur={field.onBlur}
-                  inputRef={field.ref}
-                  error={fieldError(errors.cpf?.message)}
-                />
-              )}
+              label={t('patientCreate.cpf')}
+              mask={MASK.cpf}
+              inputMode="numeric"
+              placeholder="000.000.000-00"
+              error={fieldError(errors.cpf?.message)}
             />
-            <Controller
+            <MaskedField
               control={control}
               name="dateOfBirth"
-              render={({ field }) => (
-                <MaskedInput
-                  label={t('patientCreate.dateOfBirth')}
-                  mask={MASK.date}
-                  inputMode="numeric"
-                  autoComplete="bday"
-                  placeholder={t('common:formats.datePlaceholder')}
-                  required
-                  name={field.name}
-                  value={field.value}
-                  onChange={field.onChange}
-                  onBlur={field.onBlur}
-                  inputRef={field.ref}
-                  error={fieldError(errors.dateOfBirth?.message)}
-                />
-              )}
+              label={t('patientCreate.dateOfBirth')}
+              mask={MASK.date}
+              inputMode="numeric"
+              autoComplete="bday"
+              placeholder={t('common:formats.datePlaceholder')}
+              required
+              error={fieldError(errors.dateOfBirth?.message)}
             />
           </SimpleGrid>
-          <Controller
+          <MaskedField
             control={control}
             name="phone"
-            render={({ field }) => (
-              <MaskedInput
-                label={t('patientCreate.phone')}
-                mask={MASK.phone}
-                inputMode="tel"
-                autoComplete="tel-national"
-                placeholder="(00) 00000-0000"
-                name={field.name}
-                value={field.value}
-                onChange={field.onChange}
-                onBlur={field.onBlur}
-                inputRef={field.ref}
-                error={fieldError(errors.phone?.message)}
-              />
-            )}
+            label={t('patientCreate.phone')}
+            mask={MASK.phone}
+            inputMode="tel"
+            autoComplete="tel-national"
+            placeholder="(00) 00000-0000"
+            error={fieldError(errors.phone?.message)}
           />
           <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
             <TextInput
