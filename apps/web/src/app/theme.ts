@@ -23,6 +23,8 @@ export const theme = createTheme({
   defaultRadius: 'md',
   cursorType: 'pointer',
   focusRing: 'auto',
+  // People who ask their system for less motion get modals, menus and toasts without animation.
+  respectReducedMotion: true,
   components: {
     Anchor: { defaultProps: { underline: 'always' } },
   },
