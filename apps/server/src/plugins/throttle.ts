@@ -1,6 +1,8 @@
 import { THROTTLE } from '@portal/shared/limits';
 import type { AppContext } from '../context.js';
+import type { ExpressionBuilder, OnConflictDatabase, OnConflictTables } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 import { tooManyAttempts } from '../lib/errors.js';
 
 /*
@@ -58,6 +60,29 @@ export async function assertNotThrottled(ctx: AppContext, keys: ThrottleKeys): P
 }
 
 /**
+ * The upsert's update: one more event, or a fresh count of 1 when `column` is older than
+ * `restartBefore` (the counter's window or rest period has passed).
+ */
+function countOneMore(
+  eb: ExpressionBuilder<OnConflictDatabase<Database, 'throttles'>, OnConflictTables<'throttles'>>,
+  column: 'throttles.lastFailureAt' | 'throttles.firstFailureAt',
+  restartBefore: string,
+  nowIso: string,
+) {
+  const restarts = eb(column, '<', restartBefore);
+  return {
+    failures: eb
+      .case()
+      .when(restarts)
+      .then(1)
+      .else(eb('throttles.failures', '+', 1))
+      .end(),
+    firstFailureAt: eb.case().when(restarts).then(nowIso).else(eb.ref('throttles.firstFailureAt')).end(),
+    lastFailureAt: nowIso,
+  };
+}
+
+/**
  * Adds one failure to the subject unless it is locked, and sets its next lock. Returns false
  * (and changes nothing) when the subject is locked.
  */
@@ -70,21 +95,7 @@ async function countSubjectFailure(db: Db, key: string, now: Date): Promise<bool
     .onConflict((oc) =>
       oc
         .column('key')
-        .doUpdateSet((eb) => ({
-          failures: eb
-            .case()
-            .when('throttles.lastFailureAt', '<', staleBefore)
-            .then(1)
-            .else(eb('throttles.failures', '+', 1))
-            .end(),
-          firstFailureAt: eb
-            .case()
-            .when('throttles.lastFailureAt', '<', staleBefore)
-            .then(nowIso)
-            .else(eb.ref('throttles.firstFailureAt'))
-            .end(),
-          lastFailureAt: nowIso,
-        }))
+        .doUpdateSet((eb) => countOneMore(eb, 'throttles.lastFailureAt', staleBefore, nowIso))
         // The row lock of the upsert (PostgreSQL) or the write lock (SQLite) serialises this
         // check with every other process, so a lock set by a parallel attempt is always seen.
         .where((eb) => eb.or([eb('throttles.lockedUntil', 'is', null), eb('throttles.lockedUntil', '<=', nowIso)])),
@@ -124,21 +135,7 @@ async function countInWindow(
     .onConflict((oc) =>
       oc
         .column('key')
-        .doUpdateSet((eb) => ({
-          failures: eb
-            .case()
-            .when('throttles.firstFailureAt', '<', windowStart)
-            .then(1)
-            .else(eb('throttles.failures', '+', 1))
-            .end(),
-          firstFailureAt: eb
-            .case()
-            .when('throttles.firstFailureAt', '<', windowStart)
-            .then(nowIso)
-            .else(eb.ref('throttles.firstFailureAt'))
-            .end(),
-          lastFailureAt: nowIso,
-        }))
+        .doUpdateSet((eb) => countOneMore(eb, 'throttles.firstFailureAt', windowStart, nowIso))
         .where((eb) => {
           const roomInWindow = eb.or([
             eb('throttles.firstFailureAt', '<', windowStart),
