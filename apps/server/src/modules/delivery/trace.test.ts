@@ -26,7 +26,7 @@ describe('trace and administration reads', () => {
   it('records client events under the server’s identity, without secrets, linked only to visible protocols', async () => {
     const single = await call('POST', '/api/v2/delivery/trace/log', w.tokens.external, {
       event: 'OPEN_EXAM',
-      resource: { requestId: w.c.protocol.id, token: 'abc', password: 'p' },
+      resource: { requestId: w.c.protocol.id, token: 'segredo-do-cliente', password: 'p' },
       systemUser: { id: 'forged', name: 'Someone else' },
     });
     expect(single.statusCode).toBe(201);
@@ -46,7 +46,7 @@ describe('trace and administration reads', () => {
     const open = rows.find((r) => r.event === 'OPEN_EXAM')!;
     expect(open.protocolId).toBe(w.c.protocol.id);
     expect(open.systemUserName).toBe('Ext User');
-    expect(open.resource).not.toContain('abc');
+    expect(open.resource).not.toContain('segredo-do-cliente');
     expect(JSON.parse(open.resource!).password).toBe('[REDACTED]');
     expect(rows.find((r) => r.event === 'PROBE')!.protocolId).toBeNull();
   });
