@@ -4,7 +4,7 @@
  *
  *   npm run bench            (BENCH_PROTOCOLS=10000,100000 for several sizes; BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_EXAMS)
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,15 +19,22 @@ import { createPortal } from '../apps/server/src/server.js';
 import { sha256Hex } from '../apps/server/src/lib/ids.js';
 import { PdfMerger } from '../apps/server/src/modules/delivery/pdf-merge.js';
 import { writeZip } from '../apps/server/src/modules/delivery/zip-writer.js';
-import { generateClinic, reportPdf } from './generate.js';
+import pg from 'pg';
+import { BENCH_NOW, type Clinic, generateClinic, reportPdf } from './generate.js';
 
 const execFileAsync = promisify(execFile);
 const SIZES = (process.env.BENCH_PROTOCOLS ?? '20000').split(',').map(Number);
 const EXAMS = Number(process.env.BENCH_EXAMS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DIALECT = process.env.BENCH_DB === 'postgres' ? 'postgres' : 'sqlite';
+const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** Generated clinics are kept here by size and database, and reused until BENCH_FRESH=1. */
+const CACHE_DIR = process.env.BENCH_CACHE ?? path.join(os.tmpdir(), 'portal-bench');
+const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-00';
+const GENERATOR_VERSION = 2;
 
-const clock = { now: () => new Date('2026-11-20T12:00:00.000Z') };
+const clock = { now: () => new Date(BENCH_NOW) };
 
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -57,7 +64,7 @@ async function load(url: string, headers: Record<string, string>, duration = SEC
 
 async function main() {
   console.log(
-    `load average at start: ${os
+    `${DIALECT}, load average at start: ${os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}`,
@@ -66,53 +73,90 @@ async function main() {
   for (const [i, size] of SIZES.entries()) await runSize(size, i === last && process.env.BENCH_ONLY !== 'lists');
 }
 
+/** The configuration of a size's clinic: its own data directory and, on PostgreSQL, its own database. */
+async function clinicConfig(protocolCount: number) {
+  const name = `${DIALECT}-${protocolCount}x${EXAMS}-v${GENERATOR_VERSION}`;
+  const dataDir = path.join(CACHE_DIR, name);
+  const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', JWT_SECRET };
+  const marker = path.join(dataDir, 'clinic.json');
+  const fresh = process.env.BENCH_FRESH === '1' || !fs.existsSync(marker);
+  if (DIALECT === 'postgres') {
+    const database = `portal_bench_${protocolCount}x${EXAMS}_v${GENERATOR_VERSION}`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    const exists = (await admin.query('select 1 from pg_database where datname = $1', [database])).rowCount === 1;
+    if (fresh || !exists) {
+      await admin.query(`drop database if exists ${database}`);
+      await admin.query(`create database ${database}`);
+    }
+    await admin.end();
+    const url = new URL(PG_ADMIN_URL);
+    url.pathname = `/${database}`;
+    env.DATABASE_URL = url.toString();
+    if (!exists) fs.rmSync(marker, { force: true });
+  }
+  if (fresh) fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.mkdirSync(dataDir, { recursive: true });
+  return { env, marker, dataDir };
+}
+
 async function runSize(protocolCount: number, withPrint: boolean) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-bench-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-00',
-  });
+  const { env, marker } = await clinicConfig(protocolCount);
+  const config = loadConfig(env);
   const portal = await createPortal(config, { clock, outbox: false, logStream: fs.createWriteStream('/dev/null') });
   const { ctx } = portal;
-  const t0 = performance.now();
-  const clinic = await generateClinic(ctx, {
-    protocols: protocolCount,
-    examsPerProtocol: EXAMS,
-    patients: Math.max(10, Math.floor(protocolCount / 10)),
-    physicians: 200,
-    tags: 20,
-  });
-  console.log(
-    `\n=== ${protocolCount} protocols x ${EXAMS} exams generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
-  );
+  let clinic: Clinic;
+  if (fs.existsSync(marker)) {
+    clinic = JSON.parse(fs.readFileSync(marker, 'utf8')) as Clinic;
+    console.log(`\n=== ${protocolCount} protocols x ${EXAMS} exams (generated earlier, ${config.dataDir})`);
+  } else {
+    const t0 = performance.now();
+    clinic = await generateClinic(ctx, { protocols: protocolCount, examsPerProtocol: EXAMS }, (done) => {
+      if (done % 100_000 === 0) process.stdout.write(`  ${done} protocols\n`);
+    });
+    if (ctx.database.sqlite) ctx.database.sqlite.exec('analyze');
+    else await sql`analyze`.execute(ctx.db);
+    fs.writeFileSync(marker, JSON.stringify(clinic));
+    console.log(
+      `\n=== ${protocolCount} protocols x ${EXAMS} exams generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
+  }
 
   const address = await portal.app.listen({ host: '127.0.0.1', port: 0 });
   const token = async (role: 'PATIENT' | 'PHYSICIAN' | 'EXTERNAL' | 'GUEST', userId?: string, protocolIds?: string[]) =>
-    (await issueSession(ctx, { role, userId: userId ?? null, username: 'bench', protocolIds })).accessToken;
+    (
+      await issueSession(ctx, {
+        role,
+        userId: userId ?? null,
+        username: 'bench',
+        protocolIds,
+        // Valid by the real clock as well: the separate server process of the print runs on it.
+        expiresAt: new Date(Date.now() + 6 * 3600_000),
+      })
+    ).accessToken;
   const lists = [
     {
-      name: 'patient (heavy, 1 year)',
-      url: `${address}/api/v2/delivery/dashboard/protocols?initialDate=20/11/2025&finalDate=20/11/2026`,
-      token: await token('PATIENT', clinic.heavyPatientId),
+      name: 'patient (24 protocols a year; default 6 months)',
+      url: `${address}/api/v2/delivery/dashboard/protocols`,
+      token: await token('PATIENT', clinic.patientId),
     },
     {
-      name: 'patient, search',
+      name: 'patient, search, 1 year',
       url: `${address}/api/v2/delivery/dashboard/protocols?initialDate=20/11/2025&finalDate=20/11/2026&search=glicemia`,
-      token: await token('PATIENT', clinic.heavyPatientId),
+      token: await token('PATIENT', clinic.patientId),
     },
     {
-      name: 'physician (heavy, 30 days)',
-      url: `${address}/api/delivery/persistence/protocols/physician?initialDate=21/10/2026&finalDate=20/11/2026`,
-      token: await token('PHYSICIAN', clinic.heavyPhysicianId),
+      name: 'physician (2,000 a year; default 7 days)',
+      url: `${address}/api/delivery/persistence/protocols/physician`,
+      token: await token('PHYSICIAN', clinic.physicianId),
     },
     {
-      name: 'physician, unread',
-      url: `${address}/api/delivery/persistence/protocols/physician?initialDate=21/10/2026&finalDate=20/11/2026&read=unread`,
-      token: await token('PHYSICIAN', clinic.heavyPhysicianId),
+      name: 'physician, unread, 7 days',
+      url: `${address}/api/delivery/persistence/protocols/physician?read=unread`,
+      token: await token('PHYSICIAN', clinic.physicianId),
     },
     {
-      name: 'external (tag, 7 days, 50/page)',
+      name: 'external (tag of 5,000 a year; default 7 days, 50 a page)',
       url: `${address}/api/v2/delivery/protocols/listedByTags`,
       token: await token('EXTERNAL', clinic.externalId),
     },
@@ -121,53 +165,63 @@ async function runSize(protocolCount: number, withPrint: boolean) {
       url: `${address}/api/v2/delivery/dashboard/protocols`,
       token: await token('GUEST', undefined, [clinic.guestProtocolId]),
     },
+    {
+      name: 'heavy patient (1 in 40 of the clinic; 1 year)',
+      url: `${address}/api/v2/delivery/dashboard/protocols?initialDate=20/11/2025&finalDate=20/11/2026`,
+      token: await token('PATIENT', clinic.heavyPatientId),
+    },
+    {
+      name: 'heavy physician (1 in 20 of the clinic; 30 days)',
+      url: `${address}/api/delivery/persistence/protocols/physician?initialDate=21/10/2026&finalDate=20/11/2026`,
+      token: await token('PHYSICIAN', clinic.heavyPhysicianId),
+    },
   ];
 
-  // The reference: a minimal Fastify route running one indexed 10-row query on the same database.
+  // The reference: a minimal Fastify route running one indexed 10-row query on the same
+  // database through a prepared statement (a named statement on PostgreSQL).
   const reference = Fastify();
-  const sqlite = ctx.database.sqlite;
+  const reader = ctx.database.reader;
   const referenceSql =
     'select * from protocols where patient_user_id = ? and disabled = 0 order by sort_at desc, id desc limit 10';
-  if (sqlite) {
-    const stmt = sqlite.prepare(referenceSql);
-    reference.get('/reference', async () => stmt.all(clinic.heavyPatientId));
-  } else {
-    reference.get(
-      '/reference',
-      async () =>
-        (
-          await sql`select * from protocols where patient_user_id = ${clinic.heavyPatientId} and disabled = 0 order by sort_at desc, id desc limit 10`.execute(
-            ctx.db,
-          )
-        ).rows,
-    );
-  }
+  reference.get('/reference', async () => reader.all(referenceSql, [clinic.heavyPatientId]));
   const referenceAddress = await reference.listen({ host: '127.0.0.1', port: 0 });
 
-  console.log('\nquery plans (SQLite):');
-  for (const [name, q] of [
-    [
-      'patient',
-      sql`explain query plan select * from protocols p where p.patient_user_id = ${clinic.heavyPatientId} and p.disabled = 0 and p.sort_at >= '2025-11-20' order by p.sort_at desc, p.id desc limit 10`,
-    ],
-    [
-      'physician',
-      sql`explain query plan select p.* from protocols p where p.disabled = 0 and (p.id in (select pr.protocol_id from protocol_requesters pr where pr.crm = '10000' and pr.uf = 'SP' and pr.sort_at >= '2026-10-21') or p.tag_id in ('x')) order by p.sort_at desc limit 10`,
-    ],
-    [
-      'external',
-      sql`explain query plan select * from protocols p where p.tag_id in ('x') and p.disabled = 0 and p.sort_at >= '2026-11-13' order by p.sort_at desc limit 50`,
-    ],
-  ] as const) {
-    const rows = await q.execute(ctx.db);
-    console.log(`  ${name}: ${(rows.rows as Array<{ detail: string }>).map((r) => r.detail).join(' | ')}`);
+  if (ctx.database.sqlite) {
+    console.log('\nquery plans (SQLite):');
+    const plans: Array<[string, string, unknown[]]> = [
+      [
+        'patient',
+        `select * from protocols p where p.patient_user_id = ? and p.disabled = 0 and p.sort_at >= '2026-05-20' order by p.sort_at desc, p.id desc limit 10`,
+        [clinic.patientId],
+      ],
+      [
+        'physician',
+        `select p.* from protocols p where p.id in (select pr.protocol_id from protocol_requesters pr where pr.crm = '10000' and pr.uf = 'SP' and pr.sort_at >= '2026-11-13') and p.disabled = 0 order by p.sort_at desc, p.id desc limit 10`,
+        [],
+      ],
+      [
+        'external',
+        `select * from protocols p where p.tag_id = 'x' and p.disabled = 0 and p.sort_at >= '2026-11-13' order by p.sort_at desc limit 50`,
+        [],
+      ],
+      [
+        'exams of a page',
+        `select e.id from exams e where e.protocol_id in (select value from json_each('[]')) and e.is_enabled = 1 order by e.protocol_id, e.position`,
+        [],
+      ],
+    ];
+    for (const [name, text, params] of plans) {
+      const rows = ctx.database.sqlite.prepare(`explain query plan ${text}`).all(...params) as Array<{
+        detail: string;
+      }>;
+      console.log(`  ${name}: ${rows.map((r) => r.detail).join(' | ')}`);
+    }
   }
 
   if (process.env.BENCH_ONLY !== 'print') await benchLists(lists, referenceAddress);
   await reference.close();
   if (!withPrint) {
     await portal.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
     return;
   }
 
@@ -204,6 +258,10 @@ async function runSize(protocolCount: number, withPrint: boolean) {
     }
   }
   const totalBytes = files.reduce((sum, f) => sum + fs.statSync(f).size, 0);
+  // Printing is measured on the portal as it runs in production: a server process of its own,
+  // on the same data, whose memory can be read apart from the benchmark's.
+  const server = await startServer(env);
+  const serverAddress = server.address;
   // curl, a separate process, is the client: a client in this process would compete with the server.
   const ttfb: number[] = [];
   const print = async (isCompressed: boolean) => {
@@ -219,7 +277,7 @@ async function runSize(protocolCount: number, withPrint: boolean) {
       'content-type: application/json',
       '--data',
       JSON.stringify({ requestIds: protocolIds, isCompressed }),
-      `${address}/api/v2/delivery/resource/batchPrinting`,
+      `${serverAddress}/api/v2/delivery/resource/batchPrinting`,
     ]);
     const [status, starttransfer] = out.split(' ');
     if (status !== '200') throw new Error(`batch print answered ${status}`);
@@ -284,8 +342,9 @@ async function runSize(protocolCount: number, withPrint: boolean) {
     `| writeZip alone, to a file | ${writerMs.toFixed(0)} | zip -0 | ${zip0Ms.toFixed(0)} | ${(writerMs / zip0Ms).toFixed(2)} |`,
   );
 
-  // Ten batch prints at once while another user lists: the list's latency during the prints.
-  const patientList = lists[0]!;
+  // Ten batch prints at once while another user lists: the list's latency during the prints
+  // (the server process alone serves both).
+  const patientList = { ...lists[0]!, url: lists[0]!.url.replace(address, serverAddress) };
   const quiet = await load(patientList.url, { authorization: `Bearer ${patientList.token}` }, 5);
   let printing = true;
   let prints = 0;
@@ -324,24 +383,53 @@ async function runSize(protocolCount: number, withPrint: boolean) {
         .execute();
     }
   }
-  global.gc?.();
-  const rssBefore = process.memoryUsage().rss;
-  let rssPeak = rssBefore;
-  const sampler = setInterval(() => {
-    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
-  }, 5);
+  const before = memoryOf(server.pid);
+  // Linux resets the process's peak resident size (VmHWM) when 5 is written to clear_refs.
+  fs.writeFileSync(`/proc/${server.pid}/clear_refs`, '5');
   const zipStart = performance.now();
   await print(true);
-  clearInterval(sampler);
+  const bigZipMs = performance.now() - zipStart;
+  const after = memoryOf(server.pid);
   const zipSize = fs.statSync(path.join(work, 'out.zip')).size;
   fs.rmSync(path.join(work, 'out.zip'));
   console.log(
-    `zip of ${(zipSize / 2 ** 20).toFixed(0)} MiB in ${(performance.now() - zipStart).toFixed(0)} ms: process RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB before, peak ${(rssPeak / 2 ** 20).toFixed(0)} MiB while streaming`,
+    `zip of ${(zipSize / 2 ** 20).toFixed(0)} MiB in ${bigZipMs.toFixed(0)} ms by the server process: RSS ${before.rss} MiB before, peak ${after.hwm} MiB while streaming`,
   );
-
+  server.stop();
   fs.rmSync(work, { recursive: true, force: true });
   await portal.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** Resident size now and its peak since the last reset, in MiB, from /proc. */
+function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+  return { rss: Math.round(kib('VmRSS') / 1024), hwm: Math.round(kib('VmHWM') / 1024) };
+}
+
+/** The built server (apps/server/dist) in a process of its own, on the benchmark's data. */
+async function startServer(env: Record<string, string>) {
+  const main = path.resolve('apps/server/dist/main.js');
+  if (!fs.existsSync(main)) throw new Error('Build the server first: npx tsc -b packages/shared apps/server');
+  const probe = Fastify();
+  const port = Number(new URL(await probe.listen({ host: '127.0.0.1', port: 0 })).port);
+  await probe.close();
+  const child = spawn(process.execPath, [main], {
+    env: { ...process.env, ...env, HOST: '127.0.0.1', PORT: String(port), NODE_ENV: 'production', DEMO_DATA: 'false' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const address = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`the server process ended with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${address}/healthz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (i > 300) throw new Error('the server process did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { address, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
 
 async function benchLists(lists: Array<{ name: string; url: string; token: string }>, referenceAddress: string) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { PNG } from 'pngjs';
+import { sql } from 'kysely';
 import type { AppContext } from '../apps/server/src/context.js';
 import type { Database } from '../apps/server/src/db/schema.js';
 import { newId, sha256Hex } from '../apps/server/src/lib/ids.js';
@@ -19,51 +20,71 @@ export function rng(seed: number) {
 export interface ClinicSizes {
   protocols: number;
   examsPerProtocol: number;
-  patients: number;
-  physicians: number;
-  tags: number;
 }
 
+/**
+ * The users whose lists are measured. The first four have the same amount of their own data at
+ * every clinic size, as real users do (a patient's protocols do not multiply because the clinic
+ * grows); the two heavy ones own a fixed share of the clinic, to show what their lists cost.
+ */
 export interface Clinic {
   institutionId: string;
-  heavyPatientId: string;
-  heavyPhysicianId: string;
+  /** 24 protocols over the year. */
+  patientId: string;
+  /** Requests 2,000 protocols a year (about 38 a week). */
+  physicianId: string;
+  /** Member of a tag carried by 5,000 protocols a year (about 96 a week). */
   externalId: string;
   guestProtocolId: string;
+  /** 1 in 40 of the clinic's protocols. */
+  heavyPatientId: string;
+  /** Requests 1 in 20 of the clinic's protocols. */
+  heavyPhysicianId: string;
   sampleProtocolIds: string[];
 }
 
-const NOW = Date.parse('2026-11-20T12:00:00.000Z');
-
-async function insertBatched<T>(db: AppContext['db'], table: string, rows: T[]): Promise<void> {
-  // SQLite allows 32766 bound parameters per statement; stay well under it.
-  const per = Math.max(1, Math.floor(3000 / Math.max(1, Object.keys(rows[0] ?? {}).length)));
-  for (let i = 0; i < rows.length; i += per) {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    await (db as any)
-      .insertInto(table)
-      .values(rows.slice(i, i + per))
-      .execute();
-  }
-}
+export const BENCH_NOW = Date.parse('2026-11-20T12:00:00.000Z');
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
+/** Ordered UUID-shaped ids: rows land at the end of their primary-key index, as with UUIDv7. */
+function idMaker(kind: number) {
+  let n = 0;
+  return () => {
+    const hex = (n++).toString(16).padStart(12, '0');
+    return `${kind.toString(16).padStart(8, '0')}-0000-7000-8000-${hex}`;
+  };
+}
+
+type Row = Record<string, unknown>;
+type Batch = Array<[string, Row[]]>;
+
 /**
- * Bulk rows into the tables: on SQLite one prepared statement per table inside one transaction
- * (query building would dominate a million-protocol clinic), elsewhere multi-row inserts.
+ * Bulk rows into the tables without query building: on SQLite one prepared statement per table
+ * inside one transaction per batch; on PostgreSQL one `json_populate_recordset` insert per table.
  */
-function bulkWriter(ctx: AppContext) {
+function bulkWriter(ctx: AppContext): (batches: Batch) => Promise<void> {
   const sqlite = ctx.database.sqlite;
   if (!sqlite) {
-    return async (batches: Array<[string, Array<Record<string, unknown>>]>) => {
+    return async (batches) => {
       await ctx.db.transaction().execute(async (trx) => {
-        for (const [table, rows] of batches) if (rows.length > 0) await insertBatched(trx, table, rows);
+        for (const [table, rows] of batches) {
+          for (let i = 0; i < rows.length; i += 20_000) {
+            const json = JSON.stringify(
+              rows
+                .slice(i, i + 20_000)
+                .map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [snake(k), v]))),
+            );
+            await sql`insert into ${sql.table(snake(table))} select * from json_populate_recordset(null::${sql.table(snake(table))}, ${json}::json)`.execute(
+              trx,
+            );
+          }
+        }
       });
     };
   }
-  const statements = new Map<string, (row: Record<string, unknown>) => void>();
-  const insertOne = (table: string, row: Record<string, unknown>) => {
+  const statements = new Map<string, (row: Row) => void>();
+  const insertOne = (table: string, row: Row) => {
     let insert = statements.get(table);
     if (!insert) {
       const columns = Object.keys(row);
@@ -75,20 +96,24 @@ function bulkWriter(ctx: AppContext) {
     }
     insert(row);
   };
-  const write = sqlite.transaction((batches: Array<[string, Array<Record<string, unknown>>]>) => {
+  const write = sqlite.transaction((batches: Batch) => {
     for (const [table, rows] of batches) for (const row of rows) insertOne(table, row);
   });
-  return async (batches: Array<[string, Array<Record<string, unknown>>]>) => write(batches);
+  return async (batches) => write(batches);
 }
 
 /**
- * A large clinic straight into the tables: protocols spread over a year, each with exams
- * requested by one of `physicians` licenses, a tag on every protocol, one heavy patient (about
- * 1 in 40 protocols), one heavy physician (1 in 20) and one external user of the first tag.
+ * A large clinic straight into the tables: protocols spread over the year before BENCH_NOW,
+ * `examsPerProtocol` exams each with one stored report, one requester license per protocol, a tag
+ * on every protocol, one patient account per 4 protocols and one physician per 500.
  */
-export async function generateClinic(ctx: AppContext, sizes: ClinicSizes): Promise<Clinic> {
+export async function generateClinic(
+  ctx: AppContext,
+  sizes: ClinicSizes,
+  progress: (done: number) => void = () => {},
+): Promise<Clinic> {
   const random = rng(42);
-  const iso = new Date(NOW).toISOString();
+  const iso = new Date(BENCH_NOW).toISOString();
   const institutionId = newId();
   await ctx.db
     .insertInto('institutions')
@@ -108,8 +133,10 @@ export async function generateClinic(ctx: AppContext, sizes: ClinicSizes): Promi
       updatedAt: iso,
     })
     .execute();
+  const write = bulkWriter(ctx);
+  const userId = idMaker(1);
   const user = (type: 'PATIENT' | 'PHYSICIAN' | 'EXTERNAL', i: number, crm: string | null = null) => ({
-    id: newId(),
+    id: userId(),
     type,
     email: `${type.toLowerCase()}${i}@bench.test`,
     passwordHash: null,
@@ -133,18 +160,22 @@ export async function generateClinic(ctx: AppContext, sizes: ClinicSizes): Promi
     createdAt: iso,
     updatedAt: iso,
   });
-  const patients = Array.from({ length: sizes.patients }, (_, i) => user('PATIENT', i));
-  const physicians = Array.from({ length: sizes.physicians }, (_, i) => user('PHYSICIAN', i, String(10000 + i)));
+  const patients = Array.from({ length: Math.max(10, Math.floor(sizes.protocols / 4)) }, (_, i) => user('PATIENT', i));
+  const physicians = Array.from({ length: Math.max(200, Math.floor(sizes.protocols / 500)) }, (_, i) =>
+    user('PHYSICIAN', i, String(10000 + i)),
+  );
   const external = user('EXTERNAL', 0);
-  await insertBatched(ctx.db, 'users', [...patients, ...physicians, external]);
-  const tags = Array.from({ length: sizes.tags }, (_, i) => ({
+  const tags = Array.from({ length: Math.max(20, Math.floor(sizes.protocols / 5000)) }, (_, i) => ({
     id: newId(),
     institutionId,
     tag: `tag-${i}`,
     createdAt: iso,
   }));
-  await insertBatched(ctx.db, 'tags', tags);
-  await ctx.db.insertInto('tagMembers').values({ tagId: tags[0]!.id, userId: external.id, createdAt: iso }).execute();
+  await write([
+    ['users', [...patients, ...physicians, external]],
+    ['tags', tags],
+    ['tagMembers', [{ tagId: tags[0]!.id, userId: external.id, createdAt: iso }]],
+  ]);
 
   // One stored report shared by every exam row: lists never read file bytes.
   const report = await reportPdf('bench', 1, 1);
@@ -154,8 +185,21 @@ export async function generateClinic(ctx: AppContext, sizes: ClinicSizes): Promi
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(file, report);
 
-  const write = bulkWriter(ctx);
-  const chunk = ctx.database.sqlite ? 20_000 : 2000;
+  // Every `every(n)`-th protocol belongs to a measured user, so their volumes are fixed.
+  const every = (perYear: number) => Math.max(1, Math.floor(sizes.protocols / perYear));
+  const patientEvery = every(24);
+  const physicianEvery = every(2000);
+  const tagEvery = every(5000);
+  const [patient, heavyPatient, physician, heavyPhysician] = [
+    patients[0]!,
+    patients[1]!,
+    physicians[0]!,
+    physicians[1]!,
+  ];
+  const protocolId = idMaker(2);
+  const examId = idMaker(3);
+  const resourceId = idMaker(4);
+  const chunk = ctx.database.sqlite ? 20_000 : 5000;
   const sample: string[] = [];
   for (let start = 0; start < sizes.protocols; start += chunk) {
     const protocols: Database['protocols'][] = [];
@@ -163,10 +207,21 @@ export async function generateClinic(ctx: AppContext, sizes: ClinicSizes): Promi
     const requesters: Database['protocolRequesters'][] = [];
     const resources: Database['resources'][] = [];
     for (let n = start; n < Math.min(sizes.protocols, start + chunk); n++) {
-      const id = newId();
-      const sortAt = new Date(NOW - Math.floor(random() * 365 * 24 * 3600_000)).toISOString();
-      const patient = n % 40 === 0 ? patients[0]! : patients[Math.floor(random() * patients.length)]!;
-      const physician = n % 20 === 0 ? physicians[0]! : physicians[Math.floor(random() * physicians.length)]!;
+      const id = protocolId();
+      const sortAt = new Date(BENCH_NOW - Math.floor(random() * 365 * 24 * 3600_000)).toISOString();
+      const owner =
+        n % patientEvery === 0
+          ? patient
+          : n % 40 === 1
+            ? heavyPatient
+            : patients[2 + Math.floor(random() * (patients.length - 2))]!;
+      const requester =
+        n % physicianEvery === 0
+          ? physician
+          : n % 20 === 1
+            ? heavyPhysician
+            : physicians[2 + Math.floor(random() * (physicians.length - 2))]!;
+      const tag = n % tagEvery === 0 ? tags[0]! : tags[1 + Math.floor(random() * (tags.length - 1))]!;
       const name = `paciente ${n}`;
       protocols.push({
         id,
@@ -175,38 +230,37 @@ export async function generateClinic(ctx: AppContext, sizes: ClinicSizes): Promi
         passwordHash: 'x',
         requestedAt: sortAt,
         sortAt,
-        tagId: tags[n % tags.length]!.id,
+        tagId: tag.id,
         patientExternalId: `PID${n}`,
         patientName: name,
         patientNameSearch: name,
         patientBirthDate: '1980-01-01',
         patientGender: 'FEMALE',
-        patientEmail: patient.email,
+        patientEmail: owner.email,
         patientPhone: null,
         patientCpf: null,
         patientMotherName: null,
-        patientUserId: patient.id,
+        patientUserId: owner.id,
         disabled: 0,
         createdAt: iso,
         updatedAt: iso,
       });
-      if (sample.length < 50 && n % 20 === 0) {
-        sample.push(id);
-      }
-      requesters.push({ protocolId: id, crm: physician.licenseNumber!, uf: 'SP', sortAt });
+      // The heavy physician requested these: he batch-prints them.
+      if (sample.length < 50 && n % 20 === 1) sample.push(id);
+      requesters.push({ protocolId: id, crm: requester.licenseNumber!, uf: 'SP', sortAt });
       for (let e = 0; e < sizes.examsPerProtocol; e++) {
-        const examId = newId();
+        const eid = examId();
         exams.push({
-          id: examId,
+          id: eid,
           protocolId: id,
           examKey: `E${e}`,
           description: ['Hemograma', 'Glicemia', 'Raio X', 'Ultrassom'][e % 4]!,
           type: e % 2 ? 'IMAGE' : 'LAB',
           modalityCode: 'LAB',
           modalityName: 'Laboratory',
-          requesterIdentifier: physician.licenseNumber,
-          requesterName: physician.name,
-          requesterCrm: physician.licenseNumber,
+          requesterIdentifier: requester.licenseNumber,
+          requesterName: requester.name,
+          requesterCrm: requester.licenseNumber,
           requesterUf: 'SP',
           status: 'RELEASED',
           statusCode: 'L',
@@ -219,8 +273,8 @@ export async function generateClinic(ctx: AppContext, sizes: ClinicSizes): Promi
           updatedAt: iso,
         });
         resources.push({
-          id: newId(),
-          examId,
+          id: resourceId(),
+          examId: eid,
           identifier: `R${n}-${e}`,
           type: 'REPORT',
           storageKey: key,
@@ -242,14 +296,17 @@ export async function generateClinic(ctx: AppContext, sizes: ClinicSizes): Promi
       ['protocolRequesters', requesters],
       ['exams', exams],
       ['resources', resources],
-    ] as unknown as Array<[string, Array<Record<string, unknown>>]>);
+    ] as unknown as Batch);
+    progress(Math.min(sizes.protocols, start + chunk));
   }
   return {
     institutionId,
-    heavyPatientId: patients[0]!.id,
-    heavyPhysicianId: physicians[0]!.id,
+    patientId: patient.id,
+    physicianId: physician.id,
     externalId: external.id,
     guestProtocolId: sample[0]!,
+    heavyPatientId: heavyPatient.id,
+    heavyPhysicianId: heavyPhysician.id,
     sampleProtocolIds: sample,
   };
 }

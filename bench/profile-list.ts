@@ -38,21 +38,18 @@ async function main() {
   const clinic = await generateClinic(ctx, {
     protocols: PROTOCOLS,
     examsPerProtocol: 5,
-    patients: Math.max(10, Math.floor(PROTOCOLS / 10)),
-    physicians: 200,
-    tags: 20,
   });
   const cases = [
     [
       'patient',
       'PATIENT',
-      clinic.heavyPatientId,
+      clinic.patientId,
       '/api/v2/delivery/dashboard/protocols?initialDate=20/11/2025&finalDate=20/11/2026',
     ],
     [
       'physician',
       'PHYSICIAN',
-      clinic.heavyPhysicianId,
+      clinic.physicianId,
       '/api/delivery/persistence/protocols/physician?initialDate=21/10/2026&finalDate=20/11/2026',
     ],
     ['external', 'EXTERNAL', clinic.externalId, '/api/v2/delivery/protocols/listedByTags'],
@@ -72,8 +69,8 @@ async function main() {
           : '2026-10-21T03:00:00.000Z';
     const size = role === 'EXTERNAL' ? 50 : 10;
     const filter = { from, orderBy: 'date' as const, offset: 0, limit: size };
-    const { rows } = await listProtocols(ctx.db, viewer, filter);
-    await per('listProtocols (count+page)', () => listProtocols(ctx.db, viewer, filter));
+    const { rows } = await listProtocols(ctx.database.reader, viewer, filter);
+    await per('listProtocols (count+page)', () => listProtocols(ctx.database.reader, viewer, filter));
     await per('buildProtocolItems', () =>
       buildProtocolItems(ctx, viewer, rows, { withExams: false, external: role === 'EXTERNAL' }),
     );

@@ -15,16 +15,25 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund
 fi
 
-CHROMIUM_PATH=${CHROMIUM_PATH:-$(command -v chromium || true)}
-if [ -z "$CHROMIUM_PATH" ]; then
-  step "Installing Debian's chromium"
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  fi
-  CHROMIUM_PATH=$(command -v chromium || true)
+# Debian's chromium drives the browser journeys; qpdf and unzip check the PDFs and zips the
+# portal writes. Whatever is missing is installed in one go.
+missing=()
+[ -n "${CHROMIUM_PATH:-}" ] || command -v chromium >/dev/null || missing+=(chromium)
+command -v qpdf >/dev/null || missing+=(qpdf)
+command -v unzip >/dev/null || missing+=(unzip)
+if [ ${#missing[@]} -gt 0 ]; then
+  step "Installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+CHROMIUM_PATH=${CHROMIUM_PATH:-$(command -v chromium || true)}
+for tool in qpdf unzip; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "$tool is required by the tests and could not be installed." >&2
+    exit 1
+  fi
+done
 if [ -z "$CHROMIUM_PATH" ]; then
   echo "Chromium is required for the browser tests and could not be installed." >&2
   exit 1

@@ -13,9 +13,22 @@ export type Db = Kysely<Database>;
 pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));
 
+/**
+ * Read-only statements for the calls that run on every page view (session check, protocol
+ * lists): hand-written SQL kept prepared by its text, without query building. `?` marks a
+ * parameter; `listParam` is a subquery over one array parameter made by `list(values)`.
+ */
+export interface SqlReader {
+  all<T>(text: string, params: readonly unknown[]): Promise<T[]>;
+  /** `(<subquery yielding the values of one array parameter>)` in this dialect. */
+  readonly listParam: string;
+  list(values: readonly string[]): unknown;
+}
+
 export interface DatabaseHandle {
   db: Db;
   dialect: Dialect;
+  reader: SqlReader;
   /** SQLite only: the connection under Kysely, for bulk work that must bypass query building. */
   sqlite?: SQLite.Database;
   close(): Promise<void>;
@@ -63,7 +76,25 @@ export function openDatabase(config: Config['database']): DatabaseHandle {
       dialect: new SqliteDialect({ database: sqlite }),
       plugins: [new CamelCasePlugin()],
     });
-    return { db, dialect: 'sqlite', sqlite, close: () => db.destroy() };
+    // Reads of the hot paths use a connection of their own: in WAL mode it never waits for the
+    // writer and never sees a transaction the writer has not committed.
+    const readConnection = config.file === ':memory:' ? sqlite : new SQLite(config.file, { readonly: true });
+    if (readConnection !== sqlite) {
+      readConnection.pragma('busy_timeout = 10000');
+      readConnection.pragma('cache_size = -32768');
+      readConnection.pragma('mmap_size = 268435456');
+    }
+    const reader = sqliteReader(readConnection);
+    return {
+      db,
+      dialect: 'sqlite',
+      sqlite,
+      reader,
+      close: async () => {
+        await db.destroy();
+        if (readConnection.open) readConnection.close();
+      },
+    };
   }
   const pool = new pg.Pool({ connectionString: config.url, max: 10 });
   // An idle client whose connection the server ends (restart, DROP DATABASE) must not crash the process.
@@ -72,5 +103,44 @@ export function openDatabase(config: Config['database']): DatabaseHandle {
     dialect: new PostgresDialect({ pool }),
     plugins: [new CamelCasePlugin()],
   });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, dialect: 'postgres', reader: postgresReader(pool), close: () => db.destroy() };
+}
+
+function sqliteReader(connection: SQLite.Database): SqlReader {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    listParam: '(select value from json_each(?))',
+    list: (values) => JSON.stringify(values),
+    all<T>(text: string, params: readonly unknown[]) {
+      let stmt = statements.get(text);
+      if (!stmt) {
+        stmt = connection.prepare(text);
+        statements.set(text, stmt);
+      }
+      try {
+        return Promise.resolve(stmt.all(...params) as T[]);
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    },
+  };
+}
+
+/** Named statements: PostgreSQL parses and plans each once per connection. */
+function postgresReader(pool: pg.Pool): SqlReader {
+  const named = new Map<string, { name: string; text: string }>();
+  return {
+    listParam: '(select unnest(?::text[]))',
+    list: (values) => values,
+    async all<T>(text: string, params: readonly unknown[]) {
+      let statement = named.get(text);
+      if (!statement) {
+        let n = 0;
+        statement = { name: `r${named.size + 1}`, text: text.replace(/\?/g, () => `$${++n}`) };
+        named.set(text, statement);
+      }
+      const result = await pool.query({ ...statement, values: params as unknown[] });
+      return result.rows as T[];
+    },
+  };
 }

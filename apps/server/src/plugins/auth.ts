@@ -125,11 +125,22 @@ function verifyKey(secret: Uint8Array): Promise<CryptoKey> {
   return key;
 }
 
+interface VerifiedClaims {
+  jti?: string;
+  sub?: string;
+  exp?: number;
+}
+
 /**
- * Verifies a session token: signature (HS256 only), issuer, audience, expiry, and the session row
- * (revoked, expired, its share ended, its protocols disabled). Throws 401/403 as contract 3 says.
+ * Tokens whose signature and claims were verified, so a session's later calls skip the HMAC
+ * (the session row is still read on every call). Expiry is checked again each time.
  */
-export async function verifyAccessToken(ctx: AppContext, token: string): Promise<AuthContext> {
+const verifiedTokens = new Map<string, VerifiedClaims>();
+const VERIFIED_TOKENS_KEPT = 10_000;
+
+async function verifiedClaims(ctx: AppContext, token: string): Promise<VerifiedClaims> {
+  const known = verifiedTokens.get(token);
+  if (known && known.exp !== undefined && known.exp * 1000 > ctx.clock.now().getTime()) return known;
   let payload;
   try {
     ({ payload } = await jwtVerify(token, await verifyKey(ctx.jwtSecret), {
@@ -139,49 +150,66 @@ export async function verifyAccessToken(ctx: AppContext, token: string): Promise
       currentDate: ctx.clock.now(),
     }));
   } catch (error) {
+    verifiedTokens.delete(token);
     if (error instanceof joseErrors.JWTExpired) {
       // A share link outliving its share must say so in the words the web app looks for.
       throw unauthorized(error.payload.role === 'SHARE' ? ServerMessage.shareExpired : 'Session expired.');
     }
     throw unauthorized();
   }
+  const claims: VerifiedClaims = { jti: payload.jti, sub: payload.sub, exp: payload.exp };
+  if (verifiedTokens.size >= VERIFIED_TOKENS_KEPT) verifiedTokens.delete(verifiedTokens.keys().next().value!);
+  verifiedTokens.set(token, claims);
+  return claims;
+}
+
+interface SessionCheckRow {
+  id: string;
+  role: SessionRole;
+  userId: string | null;
+  shareId: string | null;
+  username: string;
+  institutionCode: string | null;
+  appKey: string;
+  expiresAt: string;
+  revokedAt: string | null;
+  accountId: string | null;
+  accountDisabled: number | null;
+  shareActive: number | null;
+  shareExpiresAt: string | null;
+  liveProtocol: number | null;
+}
+
+// The session, its account, its share and (guests) whether a protocol of it is still enabled,
+// in one prepared statement: this runs on every authenticated call.
+const SESSION_CHECK = `select s.id, s.role, s.user_id as "userId", s.share_id as "shareId", s.username,
+    s.institution_code as "institutionCode", s.app_key as "appKey", s.expires_at as "expiresAt",
+    s.revoked_at as "revokedAt", u.id as "accountId", u.disabled as "accountDisabled",
+    sh.active as "shareActive", sh.expires_at as "shareExpiresAt",
+    case when s.role = 'GUEST' then (select 1 from session_protocols sp join protocols p on p.id = sp.protocol_id
+      where sp.session_id = s.id and p.disabled = 0 limit 1) end as "liveProtocol"
+  from sessions s left join users u on u.id = s.user_id left join shares sh on sh.id = s.share_id
+  where s.id = ?`;
+
+/**
+ * Verifies a session token: signature (HS256 only), issuer, audience, expiry, and the session row
+ * (revoked, expired, its share ended, its protocols disabled). Throws 401/403 as contract 3 says.
+ */
+export async function verifyAccessToken(ctx: AppContext, token: string): Promise<AuthContext> {
+  const payload = await verifiedClaims(ctx, token);
   if (!payload.jti) throw unauthorized(ServerMessage.userNotInformedOnJwt);
-  // The session and its account in one indexed lookup: this runs on every authenticated call.
-  const session = await ctx.db
-    .selectFrom('sessions as s')
-    .leftJoin('users as u', 'u.id', 's.userId')
-    .selectAll('s')
-    .select(['u.id as accountId', 'u.disabled as accountDisabled'])
-    .where('s.id', '=', payload.jti)
-    .executeTakeFirst();
+  const [session] = await ctx.database.reader.all<SessionCheckRow>(SESSION_CHECK, [payload.jti]);
   const now = ctx.clock.now().toISOString();
   if (!session) throw unauthorized();
   // The claims must name the session's own subject: a token is never moved to another session.
   if (payload.sub !== (session.userId ?? session.username)) throw unauthorized();
   if (session.role === 'SHARE') {
-    const share = session.shareId
-      ? await ctx.db
-          .selectFrom('shares')
-          .select(['active', 'expiresAt'])
-          .where('id', '=', session.shareId)
-          .executeTakeFirst()
-      : undefined;
-    if (!share || !share.active || share.expiresAt <= now || session.revokedAt) {
+    if (!session.shareActive || !session.shareExpiresAt || session.shareExpiresAt <= now || session.revokedAt) {
       throw unauthorized(ServerMessage.shareExpired);
     }
   }
   if (session.revokedAt || session.expiresAt <= now) throw unauthorized();
-  if (session.role === 'GUEST') {
-    const live = await ctx.db
-      .selectFrom('sessionProtocols')
-      .innerJoin('protocols', 'protocols.id', 'sessionProtocols.protocolId')
-      .select('protocols.id')
-      .where('sessionProtocols.sessionId', '=', session.id)
-      .where('protocols.disabled', '=', 0)
-      .limit(1)
-      .executeTakeFirst();
-    if (!live) throw forbidden(ServerMessage.protocolOrEmailDisabled);
-  }
+  if (session.role === 'GUEST' && !session.liveProtocol) throw forbidden(ServerMessage.protocolOrEmailDisabled);
   if (session.userId && (session.accountId === null || session.accountDisabled)) throw unauthorized();
   return {
     sessionId: session.id,

@@ -25,7 +25,7 @@ function publicInstitution(i: Institution) {
 
 async function administrator(ctx: AppContext, auth: AuthContext) {
   if (auth.role !== 'ADMIN' && auth.role !== 'COMPANY') throw forbidden();
-  const facts = auth.userId ? await userAccessFacts(ctx.db, auth.userId) : null;
+  const facts = auth.userId ? await userAccessFacts(ctx.database.reader, auth.userId) : null;
   return { role: auth.role, institutionId: facts?.institutionId ?? null };
 }
 

@@ -41,13 +41,13 @@ export async function batchPrint(
   if (ids.length === 0) throw badRequest(ServerMessage.listAtLeastOne);
   if (ids.length > PRINT_MAX_PROTOCOLS) throw badRequest(ServerMessage.listAtMostFifty);
   const protocols = await authoriseProtocols(ctx, viewer, ids);
-  const exams = await servedExams(ctx.db, protocols);
+  const exams = await servedExams(ctx, protocols);
   const plan = protocols.map((p) => ({ protocol: p, reports: printableReports(exams.get(p.id) ?? []) }));
 
   const key = readerKey(viewer, protocols[0]!);
   const now = ctx.clock.now();
   const institutions = await institutionsByIds(
-    ctx.db,
+    ctx.database.reader,
     protocols.map((p) => p.institutionId),
   );
   await ctx.db.transaction().execute(async (trx) => {

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js';
+import type { Db, SqlReader } from '../../db/database.js';
 import type { ExamTable, InstitutionTable, ProtocolTable, ResourceTable } from '../../db/schema.js';
 import type { ProtocolFacts, VisualizerSetting } from './delivery.policy.js';
 
@@ -35,23 +35,32 @@ export const RESOURCE_SUMMARY_COLUMNS = ['id', 'examId', 'type', 'signedStorageK
 export type ExamSummaryRow = Pick<ExamRow, (typeof EXAM_SUMMARY_COLUMNS)[number]>;
 export type ResourceSummaryRow = Pick<ResourceRow, (typeof RESOURCE_SUMMARY_COLUMNS)[number]>;
 
-/** The session's own protocols (guest and share sessions). */
-export async function sessionProtocolIds(db: Db, sessionId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('sessionProtocols')
-    .select('protocolId')
-    .where('sessionId', '=', sessionId)
-    .execute();
-  return rows.map((r) => r.protocolId);
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** `a.some_column as "someColumn", …`: hand-written reads answer with the rows' camelCase names. */
+export function selectList(alias: string, columns: readonly string[]): string {
+  return columns.map((c) => `${alias}.${snake(c)} as "${c}"`).join(', ');
 }
 
-export async function shareRecipient(db: Db, shareId: string): Promise<string | null> {
-  const row = await db.selectFrom('shares').select('email').where('id', '=', shareId).executeTakeFirst();
+const EXAM_SUMMARY_SELECT = selectList('e', EXAM_SUMMARY_COLUMNS);
+const RESOURCE_SUMMARY_SELECT = selectList('r', RESOURCE_SUMMARY_COLUMNS);
+
+/** The session's own protocols (guest and share sessions). */
+export async function sessionProtocolIds(r: SqlReader, sessionId: string): Promise<string[]> {
+  const rows = await r.all<{ protocolId: string }>(
+    'select protocol_id as "protocolId" from session_protocols where session_id = ?',
+    [sessionId],
+  );
+  return rows.map((row) => row.protocolId);
+}
+
+export async function shareRecipient(r: SqlReader, shareId: string): Promise<string | null> {
+  const [row] = await r.all<{ email: string }>('select email from shares where id = ?', [shareId]);
   return row?.email ?? null;
 }
 
 export async function userAccessFacts(
-  db: Db,
+  r: SqlReader,
   userId: string,
   /** Only physicians and external users reach protocols through tags; others skip that query. */
   withTags = true,
@@ -61,12 +70,15 @@ export async function userAccessFacts(
   name: string;
   institutionId: string | null;
 }> {
-  const user = await db
-    .selectFrom('users')
-    .select(['licenseNumber', 'licenseState', 'name', 'institutionId'])
-    .where('id', '=', userId)
-    .executeTakeFirst();
-  const tags = withTags ? await db.selectFrom('tagMembers').select('tagId').where('userId', '=', userId).execute() : [];
+  const [[user], tags] = await Promise.all([
+    r.all<{ licenseNumber: string | null; licenseState: string | null; name: string; institutionId: string | null }>(
+      'select license_number as "licenseNumber", license_state as "licenseState", name, institution_id as "institutionId" from users where id = ?',
+      [userId],
+    ),
+    withTags
+      ? r.all<{ tagId: string }>('select tag_id as "tagId" from tag_members where user_id = ?', [userId])
+      : Promise.resolve([]),
+  ]);
   return {
     license:
       user?.licenseNumber && user.licenseState
@@ -114,31 +126,30 @@ export async function protocolsByIds(db: Db, ids: readonly string[]): Promise<Pr
   return db.selectFrom('protocols').select(PROTOCOL_COLUMNS).where('id', 'in', ids).execute();
 }
 
-export async function institutionsByIds(db: Db, ids: readonly string[]): Promise<Map<string, InstitutionRow>> {
+export async function institutionsByIds(r: SqlReader, ids: readonly string[]): Promise<Map<string, InstitutionRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('institutions')
-    .select(['id', 'code', 'name', 'token', 'settings'])
-    .where('id', 'in', [...new Set(ids)])
-    .execute();
-  return new Map(rows.map((r) => [r.id, r]));
+  const rows = await r.all<InstitutionRow>(
+    `select id, code, name, token, settings from institutions where id in ${r.listParam}`,
+    [r.list([...new Set(ids)])],
+  );
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /** Visualizer settings keyed by `<institutionId>|<examTypeCode>`. */
 export async function visualizerSettings(
-  db: Db,
+  r: SqlReader,
   institutionIds: readonly string[],
 ): Promise<Map<string, VisualizerSetting>> {
   if (institutionIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('visualizerSettings')
-    .select(['institutionId', 'examTypeCode', 'hideButton', 'enable'])
-    .where('institutionId', 'in', [...new Set(institutionIds)])
-    .execute();
+  const rows = await r.all<{ institutionId: string; examTypeCode: string; hideButton: number; enable: number }>(
+    `select institution_id as "institutionId", exam_type_code as "examTypeCode", hide_button as "hideButton", enable
+       from visualizer_settings where institution_id in ${r.listParam}`,
+    [r.list([...new Set(institutionIds)])],
+  );
   return new Map(
-    rows.map((r) => [
-      `${r.institutionId}|${r.examTypeCode}`,
-      { hideButton: r.hideButton === 1, enable: r.enable === 1 },
+    rows.map((row) => [
+      `${row.institutionId}|${row.examTypeCode}`,
+      { hideButton: row.hideButton === 1, enable: row.enable === 1 },
     ]),
   );
 }
@@ -157,16 +168,13 @@ export async function enabledExamsOf(db: Db, protocolIds: readonly string[]): Pr
 }
 
 /** enabledExamsOf with only the columns a list needs (fewer values to decode per row). */
-export async function enabledExamSummariesOf(db: Db, protocolIds: readonly string[]): Promise<ExamSummaryRow[]> {
+export async function enabledExamSummariesOf(r: SqlReader, protocolIds: readonly string[]): Promise<ExamSummaryRow[]> {
   if (protocolIds.length === 0) return [];
-  return db
-    .selectFrom('exams')
-    .select(EXAM_SUMMARY_COLUMNS)
-    .where('protocolId', 'in', protocolIds)
-    .where('isEnabled', '=', 1)
-    .orderBy('protocolId')
-    .orderBy('position')
-    .execute();
+  return r.all<ExamSummaryRow>(
+    `select ${EXAM_SUMMARY_SELECT} from exams e
+      where e.protocol_id in ${r.listParam} and e.is_enabled = 1 order by e.protocol_id, e.position`,
+    [r.list(protocolIds)],
+  );
 }
 
 /** The resources of every enabled exam of some protocols, fetched alongside the exams themselves. */
@@ -184,19 +192,15 @@ export async function resourcesOfProtocols(db: Db, protocolIds: readonly string[
 
 /** resourcesOfProtocols with only the columns a list needs. */
 export async function resourceSummariesOfProtocols(
-  db: Db,
+  r: SqlReader,
   protocolIds: readonly string[],
 ): Promise<ResourceSummaryRow[]> {
-  const out: ResourceSummaryRow[] = [];
-  for (let i = 0; i < protocolIds.length; i += 500) {
-    const columns = RESOURCE_SUMMARY_COLUMNS.map((c) => `r.${c}` as const);
-    out.push(
-      ...(await resourcesQuery(db, protocolIds.slice(i, i + 500))
-        .select(columns)
-        .execute()),
-    );
-  }
-  return out;
+  if (protocolIds.length === 0) return [];
+  return r.all<ResourceSummaryRow>(
+    `select ${RESOURCE_SUMMARY_SELECT} from exams e join resources r on r.exam_id = e.id
+      where e.protocol_id in ${r.listParam} and e.is_enabled = 1 order by r.created_at, r.id`,
+    [r.list(protocolIds)],
+  );
 }
 
 function resourcesQuery(db: Db, protocolIds: readonly string[]) {
@@ -210,34 +214,27 @@ function resourcesQuery(db: Db, protocolIds: readonly string[]) {
 }
 
 /** The exams among `examIds` that `viewerKeys` have read, as `<viewerKey>|<examId>`. */
-export async function readsOf(db: Db, examIds: readonly string[], viewerKeys: readonly string[]): Promise<Set<string>> {
+export async function readsOf(
+  r: SqlReader,
+  examIds: readonly string[],
+  viewerKeys: readonly string[],
+): Promise<Set<string>> {
   if (examIds.length === 0 || viewerKeys.length === 0) return new Set();
-  const out = new Set<string>();
-  for (let i = 0; i < examIds.length; i += 500) {
-    const rows = await db
-      .selectFrom('examReads')
-      .select(['viewerKey', 'examId'])
-      .where('examId', 'in', examIds.slice(i, i + 500))
-      .where('viewerKey', 'in', [...new Set(viewerKeys)])
-      .execute();
-    for (const r of rows) out.add(`${r.viewerKey}|${r.examId}`);
-  }
-  return out;
+  const rows = await r.all<{ viewerKey: string; examId: string }>(
+    `select viewer_key as "viewerKey", exam_id as "examId" from exam_reads
+      where exam_id in ${r.listParam} and viewer_key in ${r.listParam}`,
+    [r.list(examIds), r.list([...new Set(viewerKeys)])],
+  );
+  return new Set(rows.map((row) => `${row.viewerKey}|${row.examId}`));
 }
 
-export async function examsWithAnalytes(db: Db, examIds: readonly string[]): Promise<Set<string>> {
+export async function examsWithAnalytes(r: SqlReader, examIds: readonly string[]): Promise<Set<string>> {
   if (examIds.length === 0) return new Set();
-  const out = new Set<string>();
-  for (let i = 0; i < examIds.length; i += 500) {
-    const rows = await db
-      .selectFrom('analytes')
-      .select('examId')
-      .distinct()
-      .where('examId', 'in', examIds.slice(i, i + 500))
-      .execute();
-    for (const r of rows) out.add(r.examId);
-  }
-  return out;
+  const rows = await r.all<{ examId: string }>(
+    `select distinct exam_id as "examId" from analytes where exam_id in ${r.listParam}`,
+    [r.list(examIds)],
+  );
+  return new Set(rows.map((row) => row.examId));
 }
 
 /** Marks exams read for a viewer; already-read exams keep their first read time. */

@@ -2,7 +2,7 @@ import { examStatusCode } from '@portal/shared/exam-status';
 import type { Exam, ProtocolItem } from '@portal/shared/schemas/delivery';
 import { formatBrDate } from '@portal/shared/validation';
 import type { AppContext } from '../../context.js';
-import type { Db } from '../../db/database.js';
+import type { Db, SqlReader } from '../../db/database.js';
 import { forbidden, notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { parseInstitutionSettings } from '../institutions/institution.service.js';
@@ -53,17 +53,17 @@ export async function loadViewer(ctx: AppContext, auth: AuthContext): Promise<De
 export async function loadAnyViewer(ctx: AppContext, auth: AuthContext): Promise<DeliveryViewer> {
   const guestLike = auth.role === 'GUEST' || auth.role === 'SHARE';
   const tagged = auth.role === 'PHYSICIAN' || auth.role === 'EXTERNAL';
-  const facts = auth.userId ? await userAccessFacts(ctx.db, auth.userId, tagged) : null;
+  const facts = auth.userId ? await userAccessFacts(ctx.database.reader, auth.userId, tagged) : null;
   return {
     role: auth.role,
     userId: auth.userId,
     sessionId: auth.sessionId,
-    sessionProtocolIds: new Set(guestLike ? await sessionProtocolIds(ctx.db, auth.sessionId) : []),
+    sessionProtocolIds: new Set(guestLike ? await sessionProtocolIds(ctx.database.reader, auth.sessionId) : []),
     license: auth.role === 'PHYSICIAN' ? (facts?.license ?? null) : null,
     tagIds: new Set(tagged ? (facts?.tagIds ?? []) : []),
     name: facts?.name ?? auth.username,
     institutionId: facts?.institutionId ?? null,
-    sharedWith: auth.role === 'SHARE' && auth.shareId ? await shareRecipient(ctx.db, auth.shareId) : null,
+    sharedWith: auth.role === 'SHARE' && auth.shareId ? await shareRecipient(ctx.database.reader, auth.shareId) : null,
   };
 }
 
@@ -92,33 +92,36 @@ export interface Served<E extends ExamSummaryRow = ExamRow, R extends ResourceSu
 export type ServedExam = Served;
 
 /** The exams of some protocols that may be served (enabled, type not switched off), with their resources. */
-export async function servedExams(db: Db, protocols: readonly ProtocolRow[]): Promise<Map<string, ServedExam[]>> {
+export async function servedExams(
+  ctx: AppContext,
+  protocols: readonly ProtocolRow[],
+): Promise<Map<string, ServedExam[]>> {
   const ids = protocols.map((p) => p.id);
   // Three independent queries at once: one round trip instead of three on PostgreSQL.
   const [exams, settings, resources] = await Promise.all([
-    enabledExamsOf(db, ids),
+    enabledExamsOf(ctx.db, ids),
     visualizerSettings(
-      db,
+      ctx.database.reader,
       protocols.map((p) => p.institutionId),
     ),
-    resourcesOfProtocols(db, ids),
+    resourcesOfProtocols(ctx.db, ids),
   ]);
   return assembleServed(protocols, exams, settings, resources);
 }
 
 /** servedExams with only what a list shows about exams. */
 async function servedExamSummaries(
-  db: Db,
+  r: SqlReader,
   protocols: readonly ProtocolRow[],
 ): Promise<Map<string, Served<ExamSummaryRow, ResourceSummaryRow>[]>> {
   const ids = protocols.map((p) => p.id);
   const [exams, settings, resources] = await Promise.all([
-    enabledExamSummariesOf(db, ids),
+    enabledExamSummariesOf(r, ids),
     visualizerSettings(
-      db,
+      r,
       protocols.map((p) => p.institutionId),
     ),
-    resourceSummariesOfProtocols(db, ids),
+    resourceSummariesOfProtocols(r, ids),
   ]);
   return assembleServed(protocols, exams, settings, resources);
 }
@@ -196,12 +199,12 @@ export async function buildProtocolItems(
   protocols: readonly ProtocolRow[],
   options: { withExams: boolean; external?: boolean },
 ): Promise<ProtocolItem[]> {
-  const db = ctx.db;
+  const r = ctx.database.reader;
   // Lists show no exam details: they read only the few exam and resource columns they summarise.
   const [examsByProtocol, institutions] = await Promise.all([
-    options.withExams ? servedExams(db, protocols) : servedExamSummaries(db, protocols),
+    options.withExams ? servedExams(ctx, protocols) : servedExamSummaries(r, protocols),
     institutionsByIds(
-      db,
+      r,
       protocols.map((p) => p.institutionId),
     ),
   ]);
@@ -209,8 +212,8 @@ export async function buildProtocolItems(
   const examIds = allExams.map((e) => e.row.id);
   const keys = protocols.map((p) => readerKey(viewer, p)).filter((k): k is string => k !== null);
   const [reads, analytes] = await Promise.all([
-    readsOf(db, examIds, keys),
-    viewer.role === 'PATIENT' ? examsWithAnalytes(db, examIds) : Promise.resolve(new Set<string>()),
+    readsOf(r, examIds, keys),
+    viewer.role === 'PATIENT' ? examsWithAnalytes(r, examIds) : Promise.resolve(new Set<string>()),
   ]);
   return protocols.map((p) => {
     const key = readerKey(viewer, p);

@@ -1,4 +1,5 @@
 import { PDFDocument } from 'pdf-lib';
+import { zProtocolPage } from '@portal/shared/schemas/delivery';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
 import { makeProtocol, makeResource, makeShare, makeWorld, pdfBytes } from './test-factories.js';
@@ -94,6 +95,28 @@ describe('results delivery: lists, details and files', () => {
       examsIds: w.a.exams.map((e) => e.id),
     });
     expect(item.exams).toBeUndefined();
+  });
+
+  it('answers every list exactly in the shared page schema, with no stray fields', async () => {
+    const calls: Array<[string, Caller]> = [
+      ['/api/v2/delivery/dashboard/protocols', 'owner'],
+      ['/api/v2/delivery/dashboard/protocols', 'guestA'],
+      ['/api/v2/delivery/dashboard/protocols', 'share'],
+      ['/api/v2/delivery/protocols/exams', 'guestA'],
+      ['/api/delivery/persistence/protocols/physician', 'physician'],
+      ['/api/delivery/persistence/protocols/all', 'physician'],
+      ['/api/v2/delivery/protocols/listedByTags', 'external'],
+      ['/api/delivery/persistence/dashboard/protocols/patient/byTotal?total=5', 'owner'],
+    ];
+    for (const [url, caller] of calls) {
+      const res = await get(url, caller);
+      expect(res.statusCode, url).toBe(200);
+      // Parsing drops unknown keys, so an answer equal to its parse has no stray fields either.
+      const parsed = zProtocolPage.safeParse(res.json());
+      expect(parsed.error, `${url} as ${caller}`).toBeUndefined();
+      expect(parsed.data, `${url} as ${caller}`).toEqual(res.json());
+      expect(res.json().data.items.length, `${url} as ${caller}`).toBeGreaterThan(0);
+    }
   });
 
   it('lists physician protocols by requester license and external protocols by tag', async () => {

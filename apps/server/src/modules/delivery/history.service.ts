@@ -50,7 +50,7 @@ async function patientPoints(ctx: AppContext, auth: AuthContext, q: Range, only?
   if (!canViewHistory(viewer.role) || !viewer.userId) throw forbidden();
   const points = await historyPoints(ctx.db, viewer.userId, rangeOf(ctx, q), only);
   const settings = await visualizerSettings(
-    ctx.db,
+    ctx.database.reader,
     points.map((p) => p.institutionId),
   );
   return {

@@ -22,7 +22,9 @@ export async function protocolDetail(
     external: viewer.role === 'EXTERNAL',
   });
   if (!item) throw notFound();
-  const institution = (await institutionsByIds(ctx.db, [protocol.institutionId])).get(protocol.institutionId);
+  const institution = (await institutionsByIds(ctx.database.reader, [protocol.institutionId])).get(
+    protocol.institutionId,
+  );
   await recordAudit(
     ctx,
     {

@@ -1,8 +1,6 @@
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
-import type { Db } from '../../db/database.js';
-import type { Database } from '../../db/schema.js';
+import type { SqlReader } from '../../db/database.js';
 import type { Viewer } from './delivery.policy.js';
-import { PROTOCOL_COLUMNS, type ProtocolRow } from './delivery.repository.js';
+import { PROTOCOL_COLUMNS, type ProtocolRow, selectList } from './delivery.repository.js';
 
 export interface ListFilter {
   /** Inclusive lower bound on sortAt (ISO). */
@@ -20,115 +18,120 @@ export interface ListFilter {
   limit: number;
 }
 
-type Eb = ExpressionBuilder<Database & { p: Database['protocols']; i: Database['institutions'] }, 'p' | 'i'>;
+/** A piece of WHERE clause and its parameters, in order. */
+interface Clause {
+  sql: string;
+  params: unknown[];
+}
+
+const PAGE_SELECT = selectList('p', PROTOCOL_COLUMNS);
+const NOTHING: Clause = { sql: '1 = 0', params: [] };
 
 function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /** The viewer's reach as SQL, so each role's list walks its own index (spec 6). */
-function reach(eb: Eb, viewer: Viewer, filter: ListFilter): Expression<SqlBool> {
+function reach(r: SqlReader, viewer: Viewer, filter: ListFilter): Clause {
   const tags = [...viewer.tagIds];
+  const byTags = (): Clause =>
+    tags.length === 1
+      ? { sql: 'p.tag_id = ?', params: [tags[0]] }
+      : { sql: `p.tag_id in ${r.listParam}`, params: [r.list(tags)] };
   switch (viewer.role) {
     case 'PATIENT':
-      return eb('p.patientUserId', '=', viewer.userId ?? '');
+      return { sql: 'p.patient_user_id = ?', params: [viewer.userId ?? ''] };
     case 'GUEST':
     case 'SHARE':
-      return eb(
-        'p.id',
-        'in',
-        eb
-          .selectFrom('sessionProtocols')
-          .select('sessionProtocols.protocolId')
-          .where('sessionId', '=', viewer.sessionId),
-      );
+      return {
+        sql: 'p.id in (select sp.protocol_id from session_protocols sp where sp.session_id = ?)',
+        params: [viewer.sessionId],
+      };
     case 'PHYSICIAN': {
-      const parts: Expression<SqlBool>[] = [];
+      const parts: Clause[] = [];
       if (viewer.license) {
-        let sub = eb
-          .selectFrom('protocolRequesters as pr')
-          .select('pr.protocolId')
-          .where('pr.crm', '=', viewer.license.crm)
-          .where('pr.uf', '=', viewer.license.uf);
-        if (filter.from) sub = sub.where('pr.sortAt', '>=', filter.from);
-        if (filter.to) sub = sub.where('pr.sortAt', '<', filter.to);
-        parts.push(eb('p.id', 'in', sub));
+        let sql = 'select pr.protocol_id from protocol_requesters pr where pr.crm = ? and pr.uf = ?';
+        const params: unknown[] = [viewer.license.crm, viewer.license.uf];
+        if (filter.from) ((sql += ' and pr.sort_at >= ?'), params.push(filter.from));
+        if (filter.to) ((sql += ' and pr.sort_at < ?'), params.push(filter.to));
+        parts.push({ sql: `p.id in (${sql})`, params });
       }
-      if (tags.length > 0) parts.push(eb('p.tagId', 'in', tags));
-      return parts.length > 0 ? eb.or(parts) : sql<SqlBool>`1 = 0`;
+      if (tags.length > 0) parts.push(byTags());
+      if (parts.length === 0) return NOTHING;
+      if (parts.length === 1) return parts[0]!;
+      return { sql: `(${parts.map((c) => c.sql).join(' or ')})`, params: parts.flatMap((c) => c.params) };
     }
     case 'EXTERNAL':
-      return tags.length > 0 ? eb('p.tagId', 'in', tags) : sql<SqlBool>`1 = 0`;
+      return tags.length > 0 ? byTags() : NOTHING;
     default:
-      return sql<SqlBool>`1 = 0`;
+      return NOTHING;
   }
 }
 
 /** The viewer's read-state key as SQL (guests read as the protocol's patient). */
-function viewerKeySql(viewer: Viewer) {
-  if (viewer.role === 'GUEST') return sql<string>`coalesce(p.patient_user_id, 'protocol:' || p.id)`;
-  if (viewer.role === 'SHARE') return sql<string>`''`;
-  return sql<string>`${viewer.userId ?? ''}`;
+function viewerKey(viewer: Viewer): Clause {
+  if (viewer.role === 'GUEST') return { sql: `coalesce(p.patient_user_id, 'protocol:' || p.id)`, params: [] };
+  if (viewer.role === 'SHARE') return { sql: `''`, params: [] };
+  return { sql: '?', params: [viewer.userId ?? ''] };
 }
 
-function conditions(eb: Eb, viewer: Viewer, filter: ListFilter): Expression<SqlBool>[] {
-  const out: Expression<SqlBool>[] = [reach(eb, viewer, filter), eb('p.disabled', '=', 0)];
-  if (filter.from) out.push(eb('p.sortAt', '>=', filter.from));
-  if (filter.to) out.push(eb('p.sortAt', '<', filter.to));
-  if (filter.tagId) out.push(eb('p.tagId', '=', filter.tagId));
-  if (filter.institutionCode) out.push(eb('i.code', '=', filter.institutionCode));
-  if (filter.birthDate) out.push(eb('p.patientBirthDate', '=', filter.birthDate));
+function conditions(r: SqlReader, viewer: Viewer, filter: ListFilter): Clause {
+  const parts: Clause[] = [reach(r, viewer, filter), { sql: 'p.disabled = 0', params: [] }];
+  if (filter.from) parts.push({ sql: 'p.sort_at >= ?', params: [filter.from] });
+  if (filter.to) parts.push({ sql: 'p.sort_at < ?', params: [filter.to] });
+  if (filter.tagId) parts.push({ sql: 'p.tag_id = ?', params: [filter.tagId] });
+  if (filter.institutionCode) parts.push({ sql: 'i.code = ?', params: [filter.institutionCode] });
+  if (filter.birthDate) parts.push({ sql: 'p.patient_birth_date = ?', params: [filter.birthDate] });
   if (filter.search) {
     const pattern = likePattern(filter.search);
-    out.push(
-      eb.or([
-        sql<SqlBool>`lower(p.number) like ${pattern} escape '\\'`,
-        sql<SqlBool>`p.patient_name_search like ${pattern} escape '\\'`,
-        sql<SqlBool>`exists (select 1 from exams e where e.protocol_id = p.id and e.is_enabled = 1
-          and lower(e.description) like ${pattern} escape '\\')`,
-      ]),
-    );
+    parts.push({
+      sql: `(lower(p.number) like ? escape '\\' or p.patient_name_search like ? escape '\\'
+        or exists (select 1 from exams e where e.protocol_id = p.id and e.is_enabled = 1
+          and lower(e.description) like ? escape '\\'))`,
+      params: [pattern, pattern, pattern],
+    });
   }
   if (filter.read) {
-    const key = viewerKeySql(viewer);
-    const served = sql`e.protocol_id = p.id and e.is_enabled = 1 and not exists (select 1 from visualizer_settings v
+    const key = viewerKey(viewer);
+    const served = `e.protocol_id = p.id and e.is_enabled = 1 and not exists (select 1 from visualizer_settings v
       where v.institution_id = p.institution_id and v.exam_type_code = e.type and v.enable = 0)`;
-    const allRead = sql<SqlBool>`(exists (select 1 from exams e where ${served})
+    const allRead = `(exists (select 1 from exams e where ${served})
       and not exists (select 1 from exams e where ${served}
-        and not exists (select 1 from exam_reads r where r.exam_id = e.id and r.viewer_key = ${key})))`;
-    out.push(filter.read === 'read' ? allRead : sql<SqlBool>`not ${allRead}`);
+        and not exists (select 1 from exam_reads er where er.exam_id = e.id and er.viewer_key = ${key.sql})))`;
+    parts.push({ sql: filter.read === 'read' ? allRead : `not ${allRead}`, params: key.params });
   }
-  return out;
+  return { sql: parts.map((c) => c.sql).join(' and '), params: parts.flatMap((c) => c.params) };
 }
 
+const ORDER: Record<ListFilter['orderBy'], string> = {
+  date: 'p.sort_at desc, p.id desc',
+  patient: 'p.patient_name_search asc, p.sort_at desc, p.id desc',
+  institution: 'i.name asc, p.sort_at desc, p.id desc',
+};
+
+/**
+ * One page of a viewer's protocols and the exact total: one prepared statement for the page,
+ * and a count only when the page cannot tell the total by itself.
+ */
 export async function listProtocols(
-  db: Db,
+  r: SqlReader,
   viewer: Viewer,
   filter: ListFilter,
 ): Promise<{ rows: ProtocolRow[]; total: number }> {
   // The institution is joined only when a filter or the order names it: every protocol has one.
-  const withInstitution = filter.institutionCode !== undefined || filter.orderBy === 'institution';
-  const from = withInstitution
-    ? joinInstitutions(db)
-    : (db.selectFrom('protocols as p') as unknown as ReturnType<typeof joinInstitutions>);
-  const base = from.where((eb) => eb.and(conditions(eb as unknown as Eb, viewer, filter)));
-  let page = base.select(PROTOCOL_COLUMNS.map((c) => `p.${c}` as const));
-  if (filter.orderBy === 'patient') page = page.orderBy('p.patientNameSearch', 'asc');
-  if (filter.orderBy === 'institution') page = page.orderBy('i.name', 'asc');
-  const rows = await page
-    .orderBy('p.sortAt', 'desc')
-    .orderBy('p.id', 'desc')
-    .limit(filter.limit)
-    .offset(filter.offset)
-    .execute();
+  const from =
+    filter.institutionCode !== undefined || filter.orderBy === 'institution'
+      ? 'protocols p join institutions i on i.id = p.institution_id'
+      : 'protocols p';
+  const where = conditions(r, viewer, filter);
+  const rows = await r.all<ProtocolRow>(
+    `select ${PAGE_SELECT} from ${from} where ${where.sql} order by ${ORDER[filter.orderBy]} limit ? offset ?`,
+    [...where.params, filter.limit, filter.offset],
+  );
   // A page that is not full tells the total by itself; counting is for full or empty later pages.
   if ((rows.length > 0 || filter.offset === 0) && rows.length < filter.limit) {
     return { rows, total: filter.offset + rows.length };
   }
-  const countRow = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
-  return { rows, total: Number(countRow?.n ?? 0) };
-}
-
-function joinInstitutions(db: Db) {
-  return db.selectFrom('protocols as p').innerJoin('institutions as i', 'i.id', 'p.institutionId');
+  const [count] = await r.all<{ n: number }>(`select count(*) as "n" from ${from} where ${where.sql}`, where.params);
+  return { rows, total: Number(count?.n ?? 0) };
 }

@@ -5,6 +5,13 @@ import type { AppContext } from '../../context.js';
 import { authenticate, requireAuth } from '../../plugins/auth.js';
 import { type ListKind, listForViewer, topForPatient } from './protocol-list.service.js';
 
+/**
+ * Lists answer on every page view: their answers, built field by field from the shared types,
+ * are written with JSON.stringify instead of being parsed again by zod (the contract tests
+ * check them against the same schema).
+ */
+const stringify = () => (data: unknown) => JSON.stringify(data);
+
 /** Spec 7.3-7.4: the protocol lists of every role. */
 export default function protocolListRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (fastify) => {
@@ -13,7 +20,11 @@ export default function protocolListRoutes(ctx: AppContext): FastifyPluginAsync 
     const list = (url: string, kind: ListKind) =>
       app.get(
         url,
-        { preHandler, schema: { querystring: zProtocolListQuery, response: { 200: zProtocolPage } } },
+        {
+          preHandler,
+          serializerCompiler: stringify,
+          schema: { querystring: zProtocolListQuery, response: { 200: zProtocolPage } },
+        },
         async (request) => ({ data: await listForViewer(ctx, requireAuth(request), kind, request.query) }),
       );
     list('/api/v2/delivery/dashboard/protocols', 'dashboard');
@@ -24,7 +35,11 @@ export default function protocolListRoutes(ctx: AppContext): FastifyPluginAsync 
 
     app.get(
       '/api/delivery/persistence/dashboard/protocols/patient/byTotal',
-      { preHandler, schema: { querystring: zByTotalQuery, response: { 200: zProtocolPage } } },
+      {
+        preHandler,
+        serializerCompiler: stringify,
+        schema: { querystring: zByTotalQuery, response: { 200: zProtocolPage } },
+      },
       async (request) => ({
         data: await topForPatient(ctx, requireAuth(request), request.query.total, request.query.institutionCode),
       }),

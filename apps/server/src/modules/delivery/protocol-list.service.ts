@@ -89,10 +89,10 @@ export async function listForViewer(
     offset: (query.page - 1) * size,
     limit: size,
   };
-  let { rows, total } = await listProtocols(ctx.db, viewer, filter);
+  let { rows, total } = await listProtocols(ctx.database.reader, viewer, filter);
   if (viewer.role === 'PATIENT' && query.forceRefresh && total === 0 && query.page === 1) {
     // Spec 9: a forced refresh that finds nothing in the range falls back to the latest protocols.
-    ({ rows, total } = await listProtocols(ctx.db, viewer, { orderBy: 'date', offset: 0, limit: 10 }));
+    ({ rows, total } = await listProtocols(ctx.database.reader, viewer, { orderBy: 'date', offset: 0, limit: 10 }));
   }
   const items = await buildProtocolItems(ctx, viewer, rows, { withExams: false, external: kind === 'external' });
   return { items, total, page: query.page, size };
@@ -107,7 +107,7 @@ export async function topForPatient(
 ): Promise<Paged<ProtocolItem>> {
   const viewer = await loadViewer(ctx, auth);
   if (viewer.role !== 'PATIENT') throw forbidden();
-  const { rows } = await listProtocols(ctx.db, viewer, {
+  const { rows } = await listProtocols(ctx.database.reader, viewer, {
     orderBy: 'date',
     offset: 0,
     limit: total,

@@ -81,7 +81,7 @@ async function authoriseResource(ctx: AppContext, viewer: DeliveryViewer, resour
   const found = await resourceWithExam(ctx.db, resourceId);
   if (!found || !TYPES_OF[kind].includes(found.resource.type)) throw notFound();
   const protocol = await authoriseProtocol(ctx, viewer, found.exam.protocolId);
-  const served = (await servedExams(ctx.db, [protocol])).get(protocol.id) ?? [];
+  const served = (await servedExams(ctx, [protocol])).get(protocol.id) ?? [];
   const exam = served.find((e) => e.row.id === found.exam.id);
   if (!exam) throw notFound();
   if (kind === 'image' && exam.setting?.hideButton) throw notFound();
@@ -98,7 +98,9 @@ async function audit(
   event: string,
   resources: ResourceRow[],
 ) {
-  const institution = (await institutionsByIds(ctx.db, [protocol.institutionId])).get(protocol.institutionId);
+  const institution = (await institutionsByIds(ctx.database.reader, [protocol.institutionId])).get(
+    protocol.institutionId,
+  );
   await recordAudit(
     ctx,
     {
@@ -211,7 +213,7 @@ async function showAll(
   protocol: ProtocolRow,
   request: FastifyRequest,
 ): Promise<FileAnswer> {
-  const exams = (await servedExams(ctx.db, [protocol])).get(protocol.id) ?? [];
+  const exams = (await servedExams(ctx, [protocol])).get(protocol.id) ?? [];
   const reports = printableReports(exams);
   const key = readerKey(viewer, protocol);
   if (key) {

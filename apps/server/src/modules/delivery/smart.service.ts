@@ -26,9 +26,9 @@ async function smartExam(ctx: AppContext, auth: AuthContext, institutionId: stri
     .executeTakeFirst();
   if (!exam) throw notFound();
   const protocol = await authoriseProtocol(ctx, viewer, exam.protocolId);
-  const served = ((await servedExams(ctx.db, [protocol])).get(protocol.id) ?? []).find((e) => e.row.id === exam.id);
+  const served = ((await servedExams(ctx, [protocol])).get(protocol.id) ?? []).find((e) => e.row.id === exam.id);
   if (!served || !isSmartExam(served.row.examKey) || protocol.institutionId !== institutionId) throw notFound();
-  const institution = (await institutionsByIds(ctx.db, [institutionId])).get(institutionId);
+  const institution = (await institutionsByIds(ctx.database.reader, [institutionId])).get(institutionId);
   const smart = parseInstitutionSettings(institution?.settings).smart;
   if (!institution || !smart) throw notFound();
   return { viewer, protocol, exam: served.row, institution, smart };

@@ -151,6 +151,8 @@ describe('mails through a real SMTP server', () => {
     expect(en.text).toContain('Message: "Please look at my MRI"');
     expect(en.text).toContain('available for 7 days');
 
+    // The server has the last mail a moment before the outbox records it as sent.
+    await waitFor(async () => (await rows(p)).every((r) => r.status !== 'PENDING'), 'the sends recorded');
     const stored = await rows(p);
     expect(stored.map((r) => r.status)).toEqual(['SENT', 'SENT', 'SENT']);
     expect(stored.every((r) => r.sentAt !== null && r.lockedUntil === null)).toBe(true);
