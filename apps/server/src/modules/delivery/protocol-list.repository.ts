@@ -52,8 +52,14 @@ function reach(r: SqlReader, viewer: Viewer, filter: ListFilter): Clause {
       if (viewer.license) {
         let sql = 'select pr.protocol_id from protocol_requesters pr where pr.crm = ? and pr.uf = ?';
         const params: unknown[] = [viewer.license.crm, viewer.license.uf];
-        if (filter.from) ((sql += ' and pr.sort_at >= ?'), params.push(filter.from));
-        if (filter.to) ((sql += ' and pr.sort_at < ?'), params.push(filter.to));
+        if (filter.from) {
+          sql += ' and pr.sort_at >= ?';
+          params.push(filter.from);
+        }
+        if (filter.to) {
+          sql += ' and pr.sort_at < ?';
+          params.push(filter.to);
+        }
         parts.push({ sql: `p.id in (${sql})`, params });
       }
       if (tags.length > 0) parts.push(byTags());
