@@ -25,6 +25,13 @@ export interface SqlReader {
   list(values: readonly string[]): unknown;
 }
 
+/** `column = ?` for one value (a plain index probe), else `column in <list parameter>`. */
+export function inList(r: SqlReader, column: string, values: readonly string[]): { sql: string; params: unknown[] } {
+  return values.length === 1
+    ? { sql: `${column} = ?`, params: [values[0]] }
+    : { sql: `${column} in ${r.listParam}`, params: [r.list(values)] };
+}
+
 export interface DatabaseHandle {
   db: Db;
   dialect: Dialect;

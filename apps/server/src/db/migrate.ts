@@ -4,6 +4,7 @@ import * as initial from './migrations/2026_11_21_0001_initial.js';
 import * as termsSeed from './migrations/2026_11_21_0040_terms_seed.js';
 import * as liveProtocolIndexes from './migrations/2026_11_21_0060_live_protocol_indexes.js';
 import * as dropSupersededProtocolIndexes from './migrations/2026_11_21_0061_drop_superseded_protocol_indexes.js';
+import * as listCoveringIndexes from './migrations/2026_11_22_0070_list_covering_indexes.js';
 
 /** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
 const MIGRATIONS = {
@@ -11,6 +12,7 @@ const MIGRATIONS = {
   '2026_11_21_0040_terms_seed': termsSeed,
   '2026_11_21_0060_live_protocol_indexes': liveProtocolIndexes,
   '2026_11_21_0061_drop_superseded_protocol_indexes': dropSupersededProtocolIndexes,
+  '2026_11_22_0070_list_covering_indexes': listCoveringIndexes,
 } as const;
 
 export async function migrateToLatest(handle: DatabaseHandle): Promise<void> {

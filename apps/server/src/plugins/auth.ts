@@ -20,6 +20,13 @@ export interface AuthContext {
   institutionCode: string | null;
   appKey: string;
   expiresAt: string;
+  /** The account's facts the access rules need, read with the session (null without an account). */
+  account: {
+    name: string;
+    licenseNumber: string | null;
+    licenseState: string | null;
+    institutionId: string | null;
+  } | null;
 }
 
 declare module 'fastify' {
@@ -175,6 +182,10 @@ interface SessionCheckRow {
   revokedAt: string | null;
   accountId: string | null;
   accountDisabled: number | null;
+  accountName: string | null;
+  licenseNumber: string | null;
+  licenseState: string | null;
+  accountInstitutionId: string | null;
   shareActive: number | null;
   shareExpiresAt: string | null;
   liveProtocol: number | null;
@@ -184,7 +195,8 @@ interface SessionCheckRow {
 // in one prepared statement: this runs on every authenticated call.
 const SESSION_CHECK = `select s.id, s.role, s.user_id as "userId", s.share_id as "shareId", s.username,
     s.institution_code as "institutionCode", s.app_key as "appKey", s.expires_at as "expiresAt",
-    s.revoked_at as "revokedAt", u.id as "accountId", u.disabled as "accountDisabled",
+    s.revoked_at as "revokedAt", u.id as "accountId", u.disabled as "accountDisabled", u.name as "accountName",
+    u.license_number as "licenseNumber", u.license_state as "licenseState", u.institution_id as "accountInstitutionId",
     sh.active as "shareActive", sh.expires_at as "shareExpiresAt",
     case when s.role = 'GUEST' then (select 1 from session_protocols sp join protocols p on p.id = sp.protocol_id
       where sp.session_id = s.id and p.disabled = 0 limit 1) end as "liveProtocol"
@@ -220,6 +232,15 @@ export async function verifyAccessToken(ctx: AppContext, token: string): Promise
     institutionCode: session.institutionCode,
     appKey: session.appKey,
     expiresAt: session.expiresAt,
+    account:
+      session.accountId === null
+        ? null
+        : {
+            name: session.accountName ?? '',
+            licenseNumber: session.licenseNumber,
+            licenseState: session.licenseState,
+            institutionId: session.accountInstitutionId,
+          },
   };
 }
 

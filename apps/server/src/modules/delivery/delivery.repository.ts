@@ -1,4 +1,4 @@
-import type { Db, SqlReader } from '../../db/database.js';
+import { type Db, inList, type SqlReader } from '../../db/database.js';
 import type { ExamTable, InstitutionTable, ProtocolTable, ResourceTable } from '../../db/schema.js';
 import type { ProtocolFacts, VisualizerSetting } from './delivery.policy.js';
 
@@ -29,6 +29,23 @@ export const PROTOCOL_COLUMNS = [
   'updatedAt',
 ] as const;
 
+/** What a protocol item shows of its protocol row. */
+export const ITEM_PROTOCOL_COLUMNS = [
+  'id',
+  'institutionId',
+  'number',
+  'requestedAt',
+  'tagId',
+  'patientExternalId',
+  'patientName',
+  'patientBirthDate',
+  'patientGender',
+  'patientEmail',
+  'patientPhone',
+  'patientUserId',
+] as const satisfies ReadonlyArray<(typeof PROTOCOL_COLUMNS)[number]>;
+export type ItemProtocolRow = Pick<ProtocolRow, (typeof ITEM_PROTOCOL_COLUMNS)[number]>;
+
 /** What a list needs of an exam and of a resource: lists never show exam details. */
 export const EXAM_SUMMARY_COLUMNS = ['id', 'protocolId', 'type', 'isEnabled', 'rectificationStatus'] as const;
 export const RESOURCE_SUMMARY_COLUMNS = ['id', 'examId', 'type', 'signedStorageKey'] as const;
@@ -42,9 +59,6 @@ export function selectList(alias: string, columns: readonly string[]): string {
   return columns.map((c) => `${alias}.${snake(c)} as "${c}"`).join(', ');
 }
 
-const EXAM_SUMMARY_SELECT = selectList('e', EXAM_SUMMARY_COLUMNS);
-const RESOURCE_SUMMARY_SELECT = selectList('r', RESOURCE_SUMMARY_COLUMNS);
-
 /** The session's own protocols (guest and share sessions). */
 export async function sessionProtocolIds(r: SqlReader, sessionId: string): Promise<string[]> {
   const rows = await r.all<{ protocolId: string }>(
@@ -57,6 +71,12 @@ export async function sessionProtocolIds(r: SqlReader, sessionId: string): Promi
 export async function shareRecipient(r: SqlReader, shareId: string): Promise<string | null> {
   const [row] = await r.all<{ email: string }>('select email from shares where id = ?', [shareId]);
   return row?.email ?? null;
+}
+
+/** The tags a user belongs to. */
+export async function userTagIds(r: SqlReader, userId: string): Promise<string[]> {
+  const rows = await r.all<{ tagId: string }>('select tag_id as "tagId" from tag_members where user_id = ?', [userId]);
+  return rows.map((row) => row.tagId);
 }
 
 export async function userAccessFacts(
@@ -128,9 +148,10 @@ export async function protocolsByIds(db: Db, ids: readonly string[]): Promise<Pr
 
 export async function institutionsByIds(r: SqlReader, ids: readonly string[]): Promise<Map<string, InstitutionRow>> {
   if (ids.length === 0) return new Map();
+  const where = inList(r, 'id', [...new Set(ids)]);
   const rows = await r.all<InstitutionRow>(
-    `select id, code, name, token, settings from institutions where id in ${r.listParam}`,
-    [r.list([...new Set(ids)])],
+    `select id, code, name, token, settings from institutions where ${where.sql}`,
+    where.params,
   );
   return new Map(rows.map((row) => [row.id, row]));
 }
@@ -141,10 +162,11 @@ export async function visualizerSettings(
   institutionIds: readonly string[],
 ): Promise<Map<string, VisualizerSetting>> {
   if (institutionIds.length === 0) return new Map();
+  const where = inList(r, 'institution_id', [...new Set(institutionIds)]);
   const rows = await r.all<{ institutionId: string; examTypeCode: string; hideButton: number; enable: number }>(
     `select institution_id as "institutionId", exam_type_code as "examTypeCode", hide_button as "hideButton", enable
-       from visualizer_settings where institution_id in ${r.listParam}`,
-    [r.list([...new Set(institutionIds)])],
+       from visualizer_settings where ${where.sql}`,
+    where.params,
   );
   return new Map(
     rows.map((row) => [
@@ -167,13 +189,45 @@ export async function enabledExamsOf(db: Db, protocolIds: readonly string[]): Pr
     .execute();
 }
 
-/** enabledExamsOf with only the columns a list needs (fewer values to decode per row). */
-export async function enabledExamSummariesOf(r: SqlReader, protocolIds: readonly string[]): Promise<ExamSummaryRow[]> {
+/** One row per enabled exam of a list page, with what the list shows of it. */
+export interface ListedExamRow {
+  protocolId: string;
+  id: string;
+  type: string;
+  rectificationStatus: string | null;
+  examRead: number;
+  hasAnalytes: number;
+  /** 1 when the exam has a report, + 2 when it has an image. */
+  resourceKinds: number;
+}
+
+/**
+ * Everything a list shows about the exams of a page, in one statement that reads index entries
+ * only (exams_protocol_list, resources_exam_type, exam_reads, analytes_exam): the enabled exams,
+ * whether each has a report and an image, whether `reader` (an SQL expression over the exam
+ * `e`, or null when nothing counts as read) has read it, and whether it has history results.
+ */
+export async function listedExamsOf(
+  r: SqlReader,
+  protocolIds: readonly string[],
+  reader: { sql: string; params: unknown[] } | null,
+  withAnalytes: boolean,
+): Promise<ListedExamRow[]> {
   if (protocolIds.length === 0) return [];
-  return r.all<ExamSummaryRow>(
-    `select ${EXAM_SUMMARY_SELECT} from exams e
-      where e.protocol_id in ${r.listParam} and e.is_enabled = 1 order by e.protocol_id, e.position`,
-    [r.list(protocolIds)],
+  const flag = (condition: string) => `case when ${condition} then 1 else 0 end`;
+  const read = reader
+    ? flag(`exists (select 1 from exam_reads er where er.exam_id = e.id and er.viewer_key = ${reader.sql})`)
+    : '0';
+  const analytes = withAnalytes ? flag('exists (select 1 from analytes a where a.exam_id = e.id)') : '0';
+  const kinds = `(select coalesce(max(case when r.type in ('REPORT', 'REPORT_PHYSICIAN') then 1 else 0 end), 0)
+      + coalesce(max(case when r.type = 'IMAGE' then 2 else 0 end), 0) from resources r where r.exam_id = e.id)`;
+  return r.all<ListedExamRow>(
+    `select e.protocol_id as "protocolId", e.id, e.type, e.rectification_status as "rectificationStatus",
+        ${read} as "examRead", ${analytes} as "hasAnalytes", ${kinds} as "resourceKinds"
+      from exams e
+      where e.protocol_id in ${r.listParam} and e.is_enabled = 1
+      order by e.protocol_id, e.position`,
+    [...(reader?.params ?? []), r.list(protocolIds)],
   );
 }
 
@@ -188,19 +242,6 @@ export async function resourcesOfProtocols(db: Db, protocolIds: readonly string[
     );
   }
   return out;
-}
-
-/** resourcesOfProtocols with only the columns a list needs. */
-export async function resourceSummariesOfProtocols(
-  r: SqlReader,
-  protocolIds: readonly string[],
-): Promise<ResourceSummaryRow[]> {
-  if (protocolIds.length === 0) return [];
-  return r.all<ResourceSummaryRow>(
-    `select ${RESOURCE_SUMMARY_SELECT} from exams e join resources r on r.exam_id = e.id
-      where e.protocol_id in ${r.listParam} and e.is_enabled = 1 order by r.created_at, r.id`,
-    [r.list(protocolIds)],
-  );
 }
 
 function resourcesQuery(db: Db, protocolIds: readonly string[]) {

@@ -2,7 +2,7 @@ import { examStatusCode } from '@portal/shared/exam-status';
 import type { Exam, ProtocolItem } from '@portal/shared/schemas/delivery';
 import { formatBrDate } from '@portal/shared/validation';
 import type { AppContext } from '../../context.js';
-import type { Db, SqlReader } from '../../db/database.js';
+import type { Db } from '../../db/database.js';
 import { forbidden, notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { parseInstitutionSettings } from '../institutions/institution.service.js';
@@ -18,22 +18,23 @@ import {
 } from './delivery.policy.js';
 import {
   enabledExamsOf,
-  enabledExamSummariesOf,
   type ExamSummaryRow,
   type ExamRow,
   examsWithAnalytes,
+  type InstitutionRow,
+  type ItemProtocolRow,
   institutionsByIds,
+  listedExamsOf,
   protocolFacts,
   protocolFactsMany,
   type ProtocolRow,
   readsOf,
   resourcesOfProtocols,
-  resourceSummariesOfProtocols,
   type ResourceSummaryRow,
   type ResourceRow,
   sessionProtocolIds,
   shareRecipient,
-  userAccessFacts,
+  userTagIds,
   visualizerSettings,
 } from './delivery.repository.js';
 
@@ -53,17 +54,27 @@ export async function loadViewer(ctx: AppContext, auth: AuthContext): Promise<De
 export async function loadAnyViewer(ctx: AppContext, auth: AuthContext): Promise<DeliveryViewer> {
   const guestLike = auth.role === 'GUEST' || auth.role === 'SHARE';
   const tagged = auth.role === 'PHYSICIAN' || auth.role === 'EXTERNAL';
-  const facts = auth.userId ? await userAccessFacts(ctx.database.reader, auth.userId, tagged) : null;
+  const r = ctx.database.reader;
+  // The account came with the session; only tags, a guest's protocols or a share's recipient remain.
+  const account = auth.account;
+  const [tagIds, protocolIds, sharedWith] = await Promise.all([
+    tagged && auth.userId ? userTagIds(r, auth.userId) : Promise.resolve([]),
+    guestLike ? sessionProtocolIds(r, auth.sessionId) : Promise.resolve([]),
+    auth.role === 'SHARE' && auth.shareId ? shareRecipient(r, auth.shareId) : Promise.resolve(null),
+  ]);
   return {
     role: auth.role,
     userId: auth.userId,
     sessionId: auth.sessionId,
-    sessionProtocolIds: new Set(guestLike ? await sessionProtocolIds(ctx.database.reader, auth.sessionId) : []),
-    license: auth.role === 'PHYSICIAN' ? (facts?.license ?? null) : null,
-    tagIds: new Set(tagged ? (facts?.tagIds ?? []) : []),
-    name: facts?.name ?? auth.username,
-    institutionId: facts?.institutionId ?? null,
-    sharedWith: auth.role === 'SHARE' && auth.shareId ? await shareRecipient(ctx.database.reader, auth.shareId) : null,
+    sessionProtocolIds: new Set(protocolIds),
+    license:
+      auth.role === 'PHYSICIAN' && account?.licenseNumber && account.licenseState
+        ? { crm: account.licenseNumber, uf: account.licenseState.toUpperCase() }
+        : null,
+    tagIds: new Set(tagIds),
+    name: account?.name ?? auth.username,
+    institutionId: account?.institutionId ?? null,
+    sharedWith,
   };
 }
 
@@ -106,40 +117,14 @@ export async function servedExams(
     ),
     resourcesOfProtocols(ctx.db, ids),
   ]);
-  return assembleServed(protocols, exams, settings, resources);
-}
-
-/** servedExams with only what a list shows about exams. */
-async function servedExamSummaries(
-  r: SqlReader,
-  protocols: readonly ProtocolRow[],
-): Promise<Map<string, Served<ExamSummaryRow, ResourceSummaryRow>[]>> {
-  const ids = protocols.map((p) => p.id);
-  const [exams, settings, resources] = await Promise.all([
-    enabledExamSummariesOf(r, ids),
-    visualizerSettings(
-      r,
-      protocols.map((p) => p.institutionId),
-    ),
-    resourceSummariesOfProtocols(r, ids),
-  ]);
-  return assembleServed(protocols, exams, settings, resources);
-}
-
-function assembleServed<E extends ExamSummaryRow, R extends ResourceSummaryRow>(
-  protocols: readonly ProtocolRow[],
-  exams: E[],
-  settings: Map<string, VisualizerSetting>,
-  resources: R[],
-): Map<string, Served<E, R>[]> {
   const institutionOf = new Map(protocols.map((p) => [p.id, p.institutionId]));
-  const byExam = new Map<string, R[]>();
+  const byExam = new Map<string, ResourceRow[]>();
   for (const r of resources) {
     const list = byExam.get(r.examId);
     if (list) list.push(r);
     else byExam.set(r.examId, [r]);
   }
-  const out = new Map<string, Served<E, R>[]>(protocols.map((p) => [p.id, []]));
+  const out = new Map<string, ServedExam[]>(protocols.map((p) => [p.id, []]));
   for (const row of exams) {
     const setting = settings.get(`${institutionOf.get(row.protocolId)}|${row.type}`);
     if (!isExamServed({ isEnabled: row.isEnabled === 1 }, setting)) continue;
@@ -148,9 +133,23 @@ function assembleServed<E extends ExamSummaryRow, R extends ResourceSummaryRow>(
   return out;
 }
 
+/** What an item needs of one exam: its row, resources, the image-button setting and the viewer's read mark. */
+interface ItemExam<
+  E extends Pick<ExamSummaryRow, 'id' | 'rectificationStatus'>,
+  R extends { id: string; type: string },
+> {
+  row: E;
+  resources: R[];
+  hideButton: boolean;
+  read: boolean;
+  hasAnalytes: boolean;
+}
+
 /** The resources of an exam its viewer may reach, and the report and image the answer names. */
-function visibleResources<R extends ResourceSummaryRow>(e: Served<ExamSummaryRow, R>) {
-  const hide = e.setting?.hideButton ?? false;
+function visibleResources<R extends { id: string; type: string }>(
+  e: Pick<ItemExam<Pick<ExamSummaryRow, 'id' | 'rectificationStatus'>, R>, 'row' | 'resources' | 'hideButton'>,
+) {
+  const hide = e.hideButton;
   const withheld = isReportWithheld(e.row);
   // A report awaiting rectification is withheld: its identifier never leaves the server.
   const resources = e.resources.filter(
@@ -161,7 +160,7 @@ function visibleResources<R extends ResourceSummaryRow>(e: Served<ExamSummaryRow
   return { hide, resources, report, image };
 }
 
-function toExam(e: ServedExam, read: boolean): Exam {
+function toExam(e: ItemExam<ExamRow, ResourceRow>): Exam {
   const { hide, resources, report, image } = visibleResources(e);
   return {
     id: e.row.id,
@@ -176,7 +175,7 @@ function toExam(e: ServedExam, read: boolean): Exam {
     resources: resources.map((r) => ({ type: r.type, identifier: r.id, hasSignedFile: r.signedStorageKey !== null })),
     identifierReport: report?.id ?? null,
     identifierImage: image?.id ?? null,
-    examRead: read,
+    examRead: e.read,
     rectificationStatus: e.row.rectificationStatus,
     status: e.row.status,
     statusCode: examStatusCode(e.row.status),
@@ -189,27 +188,161 @@ function toExam(e: ServedExam, read: boolean): Exam {
   };
 }
 
+/** Parsed institution settings by their JSON text: every item of every list needs them. */
+const settingsByText = new Map<string, ReturnType<typeof parseInstitutionSettings>>();
+function institutionSettings(json: string | undefined) {
+  const text = json ?? '{}';
+  let settings = settingsByText.get(text);
+  if (!settings) {
+    settings = parseInstitutionSettings(text);
+    if (settingsByText.size >= 1000) settingsByText.clear();
+    settingsByText.set(text, settings);
+  }
+  return settings;
+}
+
+/** One spec 3 protocol item from its row, institution and served exams. */
+function protocolItem<
+  E extends Pick<ExamSummaryRow, 'id' | 'rectificationStatus'>,
+  R extends { id: string; type: string },
+>(
+  viewer: Viewer,
+  p: ItemProtocolRow,
+  institution: Pick<InstitutionRow, 'name' | 'token' | 'settings'> | undefined,
+  exams: ItemExam<E, R>[],
+  options: { external?: boolean; details?: (exams: ItemExam<E, R>[]) => Exam[] },
+): ProtocolItem {
+  const visible = exams.map((e) => visibleResources(e));
+  const allRead = exams.length > 0 && exams.every((e) => e.read);
+  const reports = visible.filter((v) => v.report !== undefined).length;
+  const settings = institutionSettings(institution?.settings);
+  return {
+    requestId: p.id,
+    number: p.number,
+    requestedAt: p.requestedAt,
+    requestedAtFormated: p.requestedAt ? formatBrDate(p.requestedAt) : null,
+    institution: { id: p.institutionId, name: institution?.name ?? '', token: institution?.token ?? '' },
+    patient: {
+      name: p.patientName,
+      patientId: p.patientExternalId,
+      birthDate: p.patientBirthDate,
+      gender: p.patientGender,
+      email: p.patientEmail,
+      phone: p.patientPhone,
+    },
+    hasAtLeastOneRectification: exams.some((e) => e.row.rectificationStatus !== null),
+    hasExamStatusVisualizer: settings.hasExamStatusVisualizer,
+    hasPatientUser: p.patientUserId !== null,
+    hasImageResolved: visible.some((v) => v.image !== undefined),
+    showAllButton: reports > 1,
+    showHistoricButton: showsHistoricButton(
+      viewer.role,
+      exams.some((e) => e.hasAnalytes),
+    ),
+    protocolRead: allRead,
+    allExamsRead: allRead,
+    tagID: p.tagId,
+    hasTag: p.tagId !== null,
+    institutionId: p.institutionId,
+    examsIds: exams.map((e) => e.row.id),
+    ...(options.details ? { exams: options.details(exams), institutionNotice: settings.protocolNotice } : {}),
+    ...(options.external
+      ? {
+          institutionToken: institution?.token ?? '',
+          institutionName: institution?.name ?? '',
+          patientName: p.patientName,
+          patientBirthDate: p.patientBirthDate,
+        }
+      : {}),
+  };
+}
+
 /**
- * Builds the spec 3 protocol items of a page in a fixed number of queries (no per-row lookups):
- * exams, resources, read marks, analytes and institutions each come in one query.
+ * The spec 3 protocol items of a list page: every exam fact a list shows comes from one
+ * statement (exams, resources, visualizer settings, read marks, history results).
+ */
+export async function buildListItems(
+  ctx: AppContext,
+  viewer: Viewer,
+  protocols: readonly ItemProtocolRow[],
+  options: { external?: boolean },
+): Promise<ProtocolItem[]> {
+  const r = ctx.database.reader;
+  const institutionIds = protocols.map((p) => p.institutionId);
+  const [rows, settings, institutions] = await Promise.all([
+    listedExamsOf(
+      r,
+      protocols.map((p) => p.id),
+      readerKeySql(viewer),
+      viewer.role === 'PATIENT',
+    ),
+    visualizerSettings(r, institutionIds),
+    institutionsByIds(r, institutionIds),
+  ]);
+  type ListExam = ItemExam<Pick<ExamSummaryRow, 'id' | 'rectificationStatus'>, { id: string; type: string }>;
+  const institutionOf = new Map(protocols.map((p) => [p.id, p.institutionId]));
+  const byProtocol = new Map<string, ListExam[]>();
+  for (const row of rows) {
+    const setting = settings.size > 0 ? settings.get(`${institutionOf.get(row.protocolId)}|${row.type}`) : undefined;
+    if (!isExamServed({ isEnabled: true }, setting)) continue;
+    // Lists tell only whether a report and an image exist: their identifiers stay in the details.
+    const resources = [
+      ...(row.resourceKinds & 1 ? [{ id: '', type: 'REPORT' }] : []),
+      ...(row.resourceKinds & 2 ? [{ id: '', type: 'IMAGE' }] : []),
+    ];
+    const exam: ListExam = {
+      row: { id: row.id, rectificationStatus: row.rectificationStatus },
+      resources,
+      hideButton: setting?.hideButton ?? false,
+      read: row.examRead === 1,
+      hasAnalytes: row.hasAnalytes === 1,
+    };
+    const list = byProtocol.get(row.protocolId);
+    if (list) list.push(exam);
+    else byProtocol.set(row.protocolId, [exam]);
+  }
+  return protocols.map((p) =>
+    protocolItem(viewer, p, institutions.get(p.institutionId), byProtocol.get(p.id) ?? [], options),
+  );
+}
+
+/** The viewer's read-state key as SQL over the exam row `e` (guests read as the protocol's patient). */
+function readerKeySql(viewer: Viewer): { sql: string; params: unknown[] } | null {
+  switch (viewer.role) {
+    case 'PATIENT':
+    case 'PHYSICIAN':
+    case 'EXTERNAL':
+      return viewer.userId ? { sql: '?', params: [viewer.userId] } : null;
+    case 'GUEST':
+      return {
+        sql: `(select coalesce(p.patient_user_id, 'protocol:' || p.id) from protocols p where p.id = e.protocol_id)`,
+        params: [],
+      };
+    default:
+      return null;
+  }
+}
+
+/**
+ * Builds the spec 3 protocol items of some protocols with their exam details in a fixed number of
+ * queries (no per-row lookups): exams, resources, read marks, analytes and institutions each come
+ * in one query.
  */
 export async function buildProtocolItems(
   ctx: AppContext,
   viewer: Viewer,
   protocols: readonly ProtocolRow[],
-  options: { withExams: boolean; external?: boolean },
+  options: { external?: boolean } = {},
 ): Promise<ProtocolItem[]> {
   const r = ctx.database.reader;
-  // Lists show no exam details: they read only the few exam and resource columns they summarise.
   const [examsByProtocol, institutions] = await Promise.all([
-    options.withExams ? servedExams(ctx, protocols) : servedExamSummaries(r, protocols),
+    servedExams(ctx, protocols),
     institutionsByIds(
       r,
       protocols.map((p) => p.institutionId),
     ),
   ]);
-  const allExams = [...examsByProtocol.values()].flat();
-  const examIds = allExams.map((e) => e.row.id);
+  const examIds = [...examsByProtocol.values()].flat().map((e) => e.row.id);
   const keys = protocols.map((p) => readerKey(viewer, p)).filter((k): k is string => k !== null);
   const [reads, analytes] = await Promise.all([
     readsOf(r, examIds, keys),
@@ -217,58 +350,17 @@ export async function buildProtocolItems(
   ]);
   return protocols.map((p) => {
     const key = readerKey(viewer, p);
-    const exams = examsByProtocol.get(p.id) ?? [];
-    const institution = institutions.get(p.institutionId);
-    const readFlags = exams.map((e) => key !== null && reads.has(`${key}|${e.row.id}`));
-    const visible = exams.map((e) => visibleResources(e));
-    const allRead = exams.length > 0 && readFlags.every(Boolean);
-    const reports = visible.filter((v) => v.report !== undefined).length;
-    const settings = parseInstitutionSettings(institution?.settings);
-    const item: ProtocolItem = {
-      requestId: p.id,
-      number: p.number,
-      requestedAt: p.requestedAt,
-      requestedAtFormated: p.requestedAt ? formatBrDate(p.requestedAt) : null,
-      institution: { id: p.institutionId, name: institution?.name ?? '', token: institution?.token ?? '' },
-      patient: {
-        name: p.patientName,
-        patientId: p.patientExternalId,
-        birthDate: p.patientBirthDate,
-        gender: p.patientGender,
-        email: p.patientEmail,
-        phone: p.patientPhone,
-      },
-      hasAtLeastOneRectification: exams.some((e) => e.row.rectificationStatus !== null),
-      hasExamStatusVisualizer: settings.hasExamStatusVisualizer,
-      hasPatientUser: p.patientUserId !== null,
-      hasImageResolved: visible.some((v) => v.image !== undefined),
-      showAllButton: reports > 1,
-      showHistoricButton: showsHistoricButton(
-        viewer.role,
-        exams.some((e) => analytes.has(e.row.id)),
-      ),
-      protocolRead: allRead,
-      allExamsRead: allRead,
-      tagID: p.tagId,
-      hasTag: p.tagId !== null,
-      institutionId: p.institutionId,
-      examsIds: exams.map((e) => e.row.id),
-      ...(options.withExams
-        ? {
-            exams: (exams as ServedExam[]).map((e, i) => toExam(e, readFlags[i] ?? false)),
-            institutionNotice: settings.protocolNotice,
-          }
-        : {}),
-      ...(options.external
-        ? {
-            institutionToken: institution?.token ?? '',
-            institutionName: institution?.name ?? '',
-            patientName: p.patientName,
-            patientBirthDate: p.patientBirthDate,
-          }
-        : {}),
-    };
-    return item;
+    const exams = (examsByProtocol.get(p.id) ?? []).map((e) => ({
+      row: e.row,
+      resources: e.resources,
+      hideButton: e.setting?.hideButton ?? false,
+      read: key !== null && reads.has(`${key}|${e.row.id}`),
+      hasAnalytes: analytes.has(e.row.id),
+    }));
+    return protocolItem(viewer, p, institutions.get(p.institutionId), exams, {
+      external: options.external,
+      details: (list) => list.map((e) => toExam(e)),
+    });
   });
 }
 

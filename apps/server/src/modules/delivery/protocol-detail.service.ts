@@ -17,10 +17,7 @@ export async function protocolDetail(
   const viewer = await loadViewer(ctx, auth);
   if (!protocolId) throw notFound();
   const protocol = await authoriseProtocol(ctx, viewer, protocolId);
-  const [item] = await buildProtocolItems(ctx, viewer, [protocol], {
-    withExams: true,
-    external: viewer.role === 'EXTERNAL',
-  });
+  const [item] = await buildProtocolItems(ctx, viewer, [protocol], { external: viewer.role === 'EXTERNAL' });
   if (!item) throw notFound();
   const institution = (await institutionsByIds(ctx.database.reader, [protocol.institutionId])).get(
     protocol.institutionId,

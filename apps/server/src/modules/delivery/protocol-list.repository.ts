@@ -1,6 +1,6 @@
 import type { SqlReader } from '../../db/database.js';
 import type { Viewer } from './delivery.policy.js';
-import { PROTOCOL_COLUMNS, type ProtocolRow, selectList } from './delivery.repository.js';
+import { ITEM_PROTOCOL_COLUMNS, type ItemProtocolRow, selectList } from './delivery.repository.js';
 
 export interface ListFilter {
   /** Inclusive lower bound on sortAt (ISO). */
@@ -24,7 +24,8 @@ interface Clause {
   params: unknown[];
 }
 
-const PAGE_SELECT = selectList('p', PROTOCOL_COLUMNS);
+const PAGE_SELECT = selectList('p', ITEM_PROTOCOL_COLUMNS);
+
 const NOTHING: Clause = { sql: '1 = 0', params: [] };
 
 function likePattern(text: string): string {
@@ -123,14 +124,12 @@ export async function listProtocols(
   r: SqlReader,
   viewer: Viewer,
   filter: ListFilter,
-): Promise<{ rows: ProtocolRow[]; total: number }> {
-  // The institution is joined only when a filter or the order names it: every protocol has one.
-  const from =
-    filter.institutionCode !== undefined || filter.orderBy === 'institution'
-      ? 'protocols p join institutions i on i.id = p.institution_id'
-      : 'protocols p';
+): Promise<{ rows: ItemProtocolRow[]; total: number }> {
   const where = conditions(r, viewer, filter);
-  const rows = await r.all<ProtocolRow>(
+  // The institution is joined only when a filter or the order names it: every protocol has one.
+  const joined = 'protocols p join institutions i on i.id = p.institution_id';
+  const from = filter.institutionCode !== undefined || filter.orderBy === 'institution' ? joined : 'protocols p';
+  const rows = await r.all<ItemProtocolRow>(
     `select ${PAGE_SELECT} from ${from} where ${where.sql} order by ${ORDER[filter.orderBy]} limit ? offset ?`,
     [...where.params, filter.limit, filter.offset],
   );

@@ -3,7 +3,7 @@ import type { ProtocolItem, ProtocolListQuery } from '@portal/shared/schemas/del
 import type { AppContext } from '../../context.js';
 import { forbidden } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { buildProtocolItems, loadViewer } from './delivery.service.js';
+import { buildListItems, loadViewer } from './delivery.service.js';
 import { listProtocols, type ListFilter } from './protocol-list.repository.js';
 
 export type ListKind = 'dashboard' | 'physician' | 'external' | 'guestForm';
@@ -94,7 +94,7 @@ export async function listForViewer(
     // Spec 9: a forced refresh that finds nothing in the range falls back to the latest protocols.
     ({ rows, total } = await listProtocols(ctx.database.reader, viewer, { orderBy: 'date', offset: 0, limit: 10 }));
   }
-  const items = await buildProtocolItems(ctx, viewer, rows, { withExams: false, external: kind === 'external' });
+  const items = await buildListItems(ctx, viewer, rows, { external: kind === 'external' });
   return { items, total, page: query.page, size };
 }
 
@@ -113,6 +113,6 @@ export async function topForPatient(
     limit: total,
     institutionCode: institutionCode || undefined,
   });
-  const items = await buildProtocolItems(ctx, viewer, rows, { withExams: false });
+  const items = await buildListItems(ctx, viewer, rows, {});
   return { items, total: items.length, page: 1, size: total };
 }
