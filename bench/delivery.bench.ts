@@ -32,7 +32,7 @@ const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0
 /** Generated clinics are kept here by size and database, and reused until BENCH_FRESH=1. */
 const CACHE_DIR = process.env.BENCH_CACHE ?? path.join(os.tmpdir(), 'portal-bench');
 const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-00';
-const GENERATOR_VERSION = 2;
+const GENERATOR_VERSION = 3;
 
 const clock = { now: () => new Date(BENCH_NOW) };
 
@@ -115,7 +115,7 @@ async function runSize(protocolCount: number, withPrint: boolean) {
       if (done % 100_000 === 0) process.stdout.write(`  ${done} protocols\n`);
     });
     if (ctx.database.sqlite) ctx.database.sqlite.exec('analyze');
-    else await sql`analyze`.execute(ctx.db);
+    else await sql`vacuum analyze`.execute(ctx.db);
     fs.writeFileSync(marker, JSON.stringify(clinic));
     console.log(
       `\n=== ${protocolCount} protocols x ${EXAMS} exams generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { PNG } from 'pngjs';
-import { sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import type { AppContext } from '../apps/server/src/context.js';
 import type { Database } from '../apps/server/src/db/schema.js';
 import { newId, sha256Hex } from '../apps/server/src/lib/ids.js';
@@ -203,7 +203,7 @@ export async function generateClinic(
   const sample: string[] = [];
   for (let start = 0; start < sizes.protocols; start += chunk) {
     const protocols: Database['protocols'][] = [];
-    const exams: Database['exams'][] = [];
+    const exams: Insertable<Database['exams']>[] = [];
     const requesters: Database['protocolRequesters'][] = [];
     const resources: Database['resources'][] = [];
     for (let n = start; n < Math.min(sizes.protocols, start + chunk); n++) {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { loadConfig } from '../apps/server/src/config.js';
 import { issueSession, verifyAccessToken } from '../apps/server/src/plugins/auth.js';
 import { createPortal } from '../apps/server/src/server.js';
-import { loadViewer, buildProtocolItems } from '../apps/server/src/modules/delivery/delivery.service.js';
+import { loadViewer, buildListItems } from '../apps/server/src/modules/delivery/delivery.service.js';
 import { listProtocols } from '../apps/server/src/modules/delivery/protocol-list.repository.js';
 import { generateClinic } from './generate.js';
 import { zProtocolPage } from '@portal/shared/schemas/delivery';
@@ -71,9 +71,7 @@ async function main() {
     const filter = { from, orderBy: 'date' as const, offset: 0, limit: size };
     const { rows } = await listProtocols(ctx.database.reader, viewer, filter);
     await per('listProtocols (count+page)', () => listProtocols(ctx.database.reader, viewer, filter));
-    await per('buildProtocolItems', () =>
-      buildProtocolItems(ctx, viewer, rows, { withExams: false, external: role === 'EXTERNAL' }),
-    );
+    await per('buildListItems', () => buildListItems(ctx, viewer, rows, { external: role === 'EXTERNAL' }));
     const kind = role === 'PATIENT' ? 'dashboard' : role === 'PHYSICIAN' ? 'physician' : 'external';
     const query = { page: 1, ...(role === 'EXTERNAL' ? {} : { initialDate: from.slice(0, 10) }) } as never;
     const page = await listForViewer(ctx, auth, kind, query);

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 /*
  * Table types. Portable storage between SQLite and PostgreSQL:
  * - ids are text (UUIDs made in app code);
@@ -132,6 +133,10 @@ export interface ExamTable {
   isEnabled: Bool;
   /** Position in the last ingest body. */
   position: number;
+  /** Kept by triggers on resources: 1 when the exam has a report, + 2 when it has an image. */
+  resourceKinds: Generated<number>;
+  /** Kept by triggers on analytes: 1 when the exam has history results. */
+  hasAnalytes: Generated<number>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

@@ -1,9 +1,10 @@
 import { type Db, inList, type SqlReader } from '../../db/database.js';
+import type { Selectable } from 'kysely';
 import type { ExamTable, InstitutionTable, ProtocolTable, ResourceTable } from '../../db/schema.js';
 import type { ProtocolFacts, VisualizerSetting } from './delivery.policy.js';
 
 export type ProtocolRow = Omit<ProtocolTable, 'passwordHash'>;
-export type ExamRow = ExamTable;
+export type ExamRow = Selectable<ExamTable>;
 export type ResourceRow = ResourceTable;
 export type InstitutionRow = Pick<InstitutionTable, 'id' | 'code' | 'name' | 'token' | 'settings'>;
 
@@ -202,33 +203,63 @@ export interface ListedExamRow {
 }
 
 /**
- * Everything a list shows about the exams of a page, in one statement that reads index entries
- * only (exams_protocol_list, resources_exam_type, exam_reads, analytes_exam): the enabled exams,
- * whether each has a report and an image, whether `reader` (an SQL expression over the exam
- * `e`, or null when nothing counts as read) has read it, and whether it has history results.
+ * Everything a list shows about the exams of a page, in one statement over the index entries of
+ * exams_protocol_list (resource kinds and history results are kept on the exam by triggers): the
+ * enabled exams, and whether `reader` (an SQL expression over the exam `e`, or null when nothing
+ * counts as read) has read each.
  */
 export async function listedExamsOf(
   r: SqlReader,
   protocolIds: readonly string[],
   reader: { sql: string; params: unknown[] } | null,
-  withAnalytes: boolean,
 ): Promise<ListedExamRow[]> {
   if (protocolIds.length === 0) return [];
-  const flag = (condition: string) => `case when ${condition} then 1 else 0 end`;
   const read = reader
-    ? flag(`exists (select 1 from exam_reads er where er.exam_id = e.id and er.viewer_key = ${reader.sql})`)
+    ? `case when exists (select 1 from exam_reads er where er.exam_id = e.id and er.viewer_key = ${reader.sql}) then 1 else 0 end`
     : '0';
-  const analytes = withAnalytes ? flag('exists (select 1 from analytes a where a.exam_id = e.id)') : '0';
-  const kinds = `(select coalesce(max(case when r.type in ('REPORT', 'REPORT_PHYSICIAN') then 1 else 0 end), 0)
-      + coalesce(max(case when r.type = 'IMAGE' then 2 else 0 end), 0) from resources r where r.exam_id = e.id)`;
   return r.all<ListedExamRow>(
     `select e.protocol_id as "protocolId", e.id, e.type, e.rectification_status as "rectificationStatus",
-        ${read} as "examRead", ${analytes} as "hasAnalytes", ${kinds} as "resourceKinds"
+        ${read} as "examRead", e.has_analytes as "hasAnalytes", e.resource_kinds as "resourceKinds"
       from exams e
       where e.protocol_id in ${r.listParam} and e.is_enabled = 1
       order by e.protocol_id, e.position`,
     [...(reader?.params ?? []), r.list(protocolIds)],
   );
+}
+
+/** The institutions of a page with their visualizer settings, in one statement. */
+export async function institutionsWithSettings(
+  r: SqlReader,
+  ids: readonly string[],
+): Promise<{ institutions: Map<string, InstitutionRow>; settings: Map<string, VisualizerSetting> }> {
+  const institutions = new Map<string, InstitutionRow>();
+  const settings = new Map<string, VisualizerSetting>();
+  if (ids.length === 0) return { institutions, settings };
+  const where = inList(r, 'i.id', [...new Set(ids)]);
+  const rows = await r.all<
+    InstitutionRow & { examTypeCode: string | null; hideButton: number | null; enable: number | null }
+  >(
+    `select i.id, i.code, i.name, i.token, i.settings, v.exam_type_code as "examTypeCode",
+        v.hide_button as "hideButton", v.enable
+      from institutions i left join visualizer_settings v on v.institution_id = i.id
+      where ${where.sql}`,
+    where.params,
+  );
+  for (const row of rows) {
+    if (!institutions.has(row.id)) {
+      institutions.set(row.id, {
+        id: row.id,
+        code: row.code,
+        name: row.name,
+        token: row.token,
+        settings: row.settings,
+      });
+    }
+    if (row.examTypeCode !== null) {
+      settings.set(`${row.id}|${row.examTypeCode}`, { hideButton: row.hideButton === 1, enable: row.enable === 1 });
+    }
+  }
+  return { institutions, settings };
 }
 
 /** The resources of every enabled exam of some protocols, fetched alongside the exams themselves. */

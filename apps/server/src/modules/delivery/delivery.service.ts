@@ -24,6 +24,7 @@ import {
   type InstitutionRow,
   type ItemProtocolRow,
   institutionsByIds,
+  institutionsWithSettings,
   listedExamsOf,
   protocolFacts,
   protocolFactsMany,
@@ -269,15 +270,13 @@ export async function buildListItems(
 ): Promise<ProtocolItem[]> {
   const r = ctx.database.reader;
   const institutionIds = protocols.map((p) => p.institutionId);
-  const [rows, settings, institutions] = await Promise.all([
+  const [rows, { institutions, settings }] = await Promise.all([
     listedExamsOf(
       r,
       protocols.map((p) => p.id),
       readerKeySql(viewer),
-      viewer.role === 'PATIENT',
     ),
-    visualizerSettings(r, institutionIds),
-    institutionsByIds(r, institutionIds),
+    institutionsWithSettings(r, institutionIds),
   ]);
   type ListExam = ItemExam<Pick<ExamSummaryRow, 'id' | 'rectificationStatus'>, { id: string; type: string }>;
   const institutionOf = new Map(protocols.map((p) => [p.id, p.institutionId]));

@@ -119,6 +119,52 @@ describe('results delivery: lists, details and files', () => {
     }
   });
 
+  it('keeps the list flags in step with resources and results written or removed later', async () => {
+    const d = await makeProtocol(portal.ctx, {
+      institutionId: w.institution.id,
+      patientUserId: w.users.owner.id,
+      number: 'FLAGS-1',
+      exams: [{ description: 'Tomografia' }, { description: 'Glicose' }],
+    });
+    const [first, second] = d.exams as [(typeof d.exams)[number], (typeof d.exams)[number]];
+    const item = async () =>
+      (await get('/api/v2/delivery/dashboard/protocols?page=1&size=100', 'owner'))
+        .json()
+        .data.items.find((p: { number: string }) => p.number === 'FLAGS-1');
+    const flags = async () => {
+      const { hasImageResolved, showAllButton, showHistoricButton } = await item();
+      return { hasImageResolved, showAllButton, showHistoricButton };
+    };
+    expect(await flags()).toEqual({ hasImageResolved: false, showAllButton: false, showHistoricButton: false });
+
+    const image = await makeResource(portal.ctx, { examId: first.id, type: 'IMAGE', bytes: Buffer.from('img') });
+    await makeResource(portal.ctx, { examId: first.id, type: 'REPORT', bytes: await pdfBytes('first') });
+    await makeResource(portal.ctx, { examId: second.id, type: 'REPORT_PHYSICIAN', bytes: await pdfBytes('second') });
+    await portal.ctx.db
+      .insertInto('analytes')
+      .values({
+        id: `${second.id}-glu`,
+        examId: second.id,
+        code: 'GLU',
+        name: 'Glicose',
+        unit: 'mg/dL',
+        value: '90',
+        valueNumber: 90,
+        referenceMin: 70,
+        referenceMax: 99,
+        referenceText: null,
+        position: 0,
+      })
+      .execute();
+    expect(await flags()).toEqual({ hasImageResolved: true, showAllButton: true, showHistoricButton: true });
+
+    await portal.ctx.db.deleteFrom('resources').where('id', '=', image.id).execute();
+    await portal.ctx.db.updateTable('resources').set({ type: 'ANALYSIS' }).where('examId', '=', second.id).execute();
+    await portal.ctx.db.deleteFrom('analytes').where('examId', '=', second.id).execute();
+    expect(await flags()).toEqual({ hasImageResolved: false, showAllButton: false, showHistoricButton: false });
+    await portal.ctx.db.updateTable('protocols').set({ disabled: 1 }).where('id', '=', d.protocol.id).execute();
+  });
+
   it('lists physician protocols by requester license and external protocols by tag', async () => {
     const mine = await get('/api/delivery/persistence/protocols/physician', 'physician');
     expect(mine.json().data.items.map((p: { number: string }) => p.number)).toEqual([w.a.protocol.number]);
