@@ -23,7 +23,12 @@ export interface SqlReader {
   /** `(<subquery yielding the values of one array parameter>)` in this dialect. */
   readonly listParam: string;
   list(values: readonly string[]): unknown;
+  /** An aggregate joining text values of a group in `orderBy` order, separated by SEPARATOR. */
+  joined(value: string, orderBy: string): string;
 }
+
+/** The separator of `SqlReader.joined` lists: a control character no stored value contains. */
+export const SEPARATOR = '\u001f';
 
 /** `column = ?` for one value (a plain index probe), else `column in <list parameter>`. */
 export function inList(r: SqlReader, column: string, values: readonly string[]): { sql: string; params: unknown[] } {
@@ -118,6 +123,7 @@ function sqliteReader(connection: SQLite.Database): SqlReader {
   return {
     listParam: '(select value from json_each(?))',
     list: (values) => JSON.stringify(values),
+    joined: (value, orderBy) => `group_concat(${value}, '${SEPARATOR}' order by ${orderBy})`,
     all<T>(text: string, params: readonly unknown[]) {
       let stmt = statements.get(text);
       if (!stmt) {
@@ -139,6 +145,7 @@ function postgresReader(pool: pg.Pool): SqlReader {
   return {
     listParam: '(select unnest(?::text[]))',
     list: (values) => values,
+    joined: (value, orderBy) => `string_agg(${value}, '${SEPARATOR}' order by ${orderBy})`,
     async all<T>(text: string, params: readonly unknown[]) {
       let statement = named.get(text);
       if (!statement) {

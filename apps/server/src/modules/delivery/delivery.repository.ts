@@ -190,39 +190,40 @@ export async function enabledExamsOf(db: Db, protocolIds: readonly string[]): Pr
     .execute();
 }
 
-/** One row per enabled exam of a list page, with what the list shows of it. */
-export interface ListedExamRow {
+/** One row per protocol of a list page: its enabled exams, in order, as SEPARATOR-joined lists. */
+export interface ListedExamsRow {
   protocolId: string;
-  id: string;
-  type: string;
-  rectificationStatus: string | null;
-  examRead: number;
-  hasAnalytes: number;
-  /** 1 when the exam has a report, + 2 when it has an image. */
-  resourceKinds: number;
+  ids: string;
+  types: string;
+  /** Rectification statuses, '' where there is none. */
+  rectifications: string;
+  /** Per exam: 1 report, + 2 image, + 4 history results, + 8 read by the viewer. */
+  flags: string;
 }
 
 /**
  * Everything a list shows about the exams of a page, in one statement over the index entries of
- * exams_protocol_list (resource kinds and history results are kept on the exam by triggers): the
- * enabled exams, and whether `reader` (an SQL expression over the exam `e`, or null when nothing
- * counts as read) has read each.
+ * exams_protocol_list (resource kinds and history results are kept on the exam by triggers), one
+ * row per protocol: the enabled exams and whether `reader` (an SQL expression over the exam `e`,
+ * or null when nothing counts as read) has read each.
  */
 export async function listedExamsOf(
   r: SqlReader,
   protocolIds: readonly string[],
   reader: { sql: string; params: unknown[] } | null,
-): Promise<ListedExamRow[]> {
+): Promise<ListedExamsRow[]> {
   if (protocolIds.length === 0) return [];
   const read = reader
-    ? `case when exists (select 1 from exam_reads er where er.exam_id = e.id and er.viewer_key = ${reader.sql}) then 1 else 0 end`
+    ? `case when exists (select 1 from exam_reads er where er.exam_id = e.id and er.viewer_key = ${reader.sql}) then 8 else 0 end`
     : '0';
-  return r.all<ListedExamRow>(
-    `select e.protocol_id as "protocolId", e.id, e.type, e.rectification_status as "rectificationStatus",
-        ${read} as "examRead", e.has_analytes as "hasAnalytes", e.resource_kinds as "resourceKinds"
+  const order = 'e.position, e.id';
+  return r.all<ListedExamsRow>(
+    `select e.protocol_id as "protocolId", ${r.joined('e.id', order)} as "ids", ${r.joined('e.type', order)} as "types",
+        ${r.joined(`coalesce(e.rectification_status, '')`, order)} as "rectifications",
+        ${r.joined(`cast(e.resource_kinds + 4 * e.has_analytes + ${read} as text)`, order)} as "flags"
       from exams e
       where e.protocol_id in ${r.listParam} and e.is_enabled = 1
-      order by e.protocol_id, e.position`,
+      group by e.protocol_id`,
     [...(reader?.params ?? []), r.list(protocolIds)],
   );
 }

@@ -2,7 +2,7 @@ import { examStatusCode } from '@portal/shared/exam-status';
 import type { Exam, ProtocolItem } from '@portal/shared/schemas/delivery';
 import { formatBrDate } from '@portal/shared/validation';
 import type { AppContext } from '../../context.js';
-import type { Db } from '../../db/database.js';
+import { type Db, SEPARATOR } from '../../db/database.js';
 import { forbidden, notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { parseInstitutionSettings } from '../institutions/institution.service.js';
@@ -282,23 +282,29 @@ export async function buildListItems(
   const institutionOf = new Map(protocols.map((p) => [p.id, p.institutionId]));
   const byProtocol = new Map<string, ListExam[]>();
   for (const row of rows) {
-    const setting = settings.size > 0 ? settings.get(`${institutionOf.get(row.protocolId)}|${row.type}`) : undefined;
-    if (!isExamServed({ isEnabled: true }, setting)) continue;
-    // Lists tell only whether a report and an image exist: their identifiers stay in the details.
-    const resources = [
-      ...(row.resourceKinds & 1 ? [{ id: '', type: 'REPORT' }] : []),
-      ...(row.resourceKinds & 2 ? [{ id: '', type: 'IMAGE' }] : []),
-    ];
-    const exam: ListExam = {
-      row: { id: row.id, rectificationStatus: row.rectificationStatus },
-      resources,
-      hideButton: setting?.hideButton ?? false,
-      read: row.examRead === 1,
-      hasAnalytes: row.hasAnalytes === 1,
-    };
-    const list = byProtocol.get(row.protocolId);
-    if (list) list.push(exam);
-    else byProtocol.set(row.protocolId, [exam]);
+    const ids = row.ids.split(SEPARATOR);
+    const types = row.types.split(SEPARATOR);
+    const rectifications = row.rectifications.split(SEPARATOR);
+    const flags = row.flags.split(SEPARATOR).map(Number);
+    const institutionId = institutionOf.get(row.protocolId);
+    const exams: ListExam[] = [];
+    for (const [i, id] of ids.entries()) {
+      const setting = settings.size > 0 ? settings.get(`${institutionId}|${types[i]}`) : undefined;
+      if (!isExamServed({ isEnabled: true }, setting)) continue;
+      const flag = flags[i] ?? 0;
+      exams.push({
+        row: { id, rectificationStatus: rectifications[i] || null },
+        // Lists tell only whether a report and an image exist: their identifiers stay in the details.
+        resources: [
+          ...(flag & 1 ? [{ id: '', type: 'REPORT' }] : []),
+          ...(flag & 2 ? [{ id: '', type: 'IMAGE' }] : []),
+        ],
+        hideButton: setting?.hideButton ?? false,
+        hasAnalytes: (flag & 4) !== 0,
+        read: (flag & 8) !== 0,
+      });
+    }
+    byProtocol.set(row.protocolId, exams);
   }
   return protocols.map((p) =>
     protocolItem(viewer, p, institutions.get(p.institutionId), byProtocol.get(p.id) ?? [], options),
