@@ -196,7 +196,7 @@ async function runSize(protocolCount: number, withPrint: boolean) {
       ],
       [
         'physician',
-        `select p.* from protocols p where p.id in (select pr.protocol_id from protocol_requesters pr where pr.crm = '10000' and pr.uf = 'SP' and pr.sort_at >= '2026-11-13') and p.disabled = 0 order by p.sort_at desc, p.id desc limit 10`,
+        `select p.id from protocol_requesters pr join protocols p on p.id = pr.protocol_id where pr.crm = '10000' and pr.uf = 'SP' and pr.sort_at >= '2026-11-13' and p.disabled = 0 order by pr.sort_at desc, pr.protocol_id desc limit 10`,
         [],
       ],
       [

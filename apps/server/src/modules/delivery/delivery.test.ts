@@ -2,7 +2,7 @@ import { PDFDocument } from 'pdf-lib';
 import { zProtocolPage } from '@portal/shared/schemas/delivery';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
-import { makeProtocol, makeResource, makeShare, makeWorld, pdfBytes } from './test-factories.js';
+import { makeProtocol, makeResource, makeShare, makeUser, makeWorld, pdfBytes } from './test-factories.js';
 
 type World = Awaited<ReturnType<typeof makeWorld>>;
 type Caller = keyof World['tokens'] | 'anonymous';
@@ -186,6 +186,37 @@ describe('results delivery: lists, details and files', () => {
     ]);
     expect((await get('/api/v2/delivery/protocols/listedByTags', 'otherExternal')).json().data.total).toBe(0);
     expect((await get('/api/v2/delivery/protocols/listedByTags', 'physician')).statusCode).toBe(403);
+  });
+
+  it('pages a physician list newest first with the exact total', async () => {
+    const doctor = await makeUser(portal.ctx, { type: 'PHYSICIAN', name: 'Dr Paged', crm: '777', uf: 'MG' });
+    const token = await portal.sessionFor({ role: 'PHYSICIAN', userId: doctor.id, username: doctor.email });
+    for (const [number, day] of [
+      ['PAGED-1', '2026-11-10'],
+      ['PAGED-3', '2026-11-16'],
+      ['PAGED-2', '2026-11-12'],
+    ] as const) {
+      await makeProtocol(portal.ctx, {
+        institutionId: w.institution.id,
+        number,
+        requestedAt: `${day}T12:00:00.000Z`,
+        exams: [{ description: 'Eco', requester: { crm: '777', uf: 'MG' } }],
+      });
+    }
+    const page = async (n: number) =>
+      (
+        await portal.app.inject({
+          method: 'GET',
+          url: `/api/delivery/persistence/protocols/physician?initialDate=01/11/2026&finalDate=20/11/2026&size=2&page=${n}`,
+          headers: bearer(token),
+        })
+      ).json().data;
+    const first = await page(1);
+    expect(first.items.map((p: { number: string }) => p.number)).toEqual(['PAGED-3', 'PAGED-2']);
+    expect(first.total).toBe(3);
+    const second = await page(2);
+    expect(second.items.map((p: { number: string }) => p.number)).toEqual(['PAGED-1']);
+    expect(second.total).toBe(3);
   });
 
   it('filters by date range, text and read state, and falls back to the latest protocols', async () => {

@@ -49,6 +49,10 @@ function reach(r: SqlReader, viewer: Viewer, filter: ListFilter): Clause {
         params: [viewer.sessionId],
       };
     case 'PHYSICIAN': {
+      if (walksRequesters(viewer)) {
+        // The page walks the physician's requester index itself (see listProtocols).
+        return { sql: 'pr.crm = ? and pr.uf = ?', params: [viewer.license!.crm, viewer.license!.uf] };
+      }
       const parts: Clause[] = [];
       if (viewer.license) {
         let sql = 'select pr.protocol_id from protocol_requesters pr where pr.crm = ? and pr.uf = ?';
@@ -73,6 +77,14 @@ function reach(r: SqlReader, viewer: Viewer, filter: ListFilter): Clause {
     default:
       return NOTHING;
   }
+}
+
+/**
+ * A physician reached through his license alone: his page walks protocol_requesters_license in
+ * date order and stops at the page, instead of sorting every protocol of the range.
+ */
+function walksRequesters(viewer: Viewer): boolean {
+  return viewer.role === 'PHYSICIAN' && viewer.license !== null && viewer.tagIds.size === 0;
 }
 
 /** The viewer's read-state key as SQL (guests read as the protocol's patient). */
@@ -126,11 +138,22 @@ export async function listProtocols(
   filter: ListFilter,
 ): Promise<{ rows: ItemProtocolRow[]; total: number }> {
   const where = conditions(r, viewer, filter);
+  const requesters = walksRequesters(viewer);
+  let from = requesters ? 'protocol_requesters pr join protocols p on p.id = pr.protocol_id' : 'protocols p';
   // The institution is joined only when a filter or the order names it: every protocol has one.
-  const joined = 'protocols p join institutions i on i.id = p.institution_id';
-  const from = filter.institutionCode !== undefined || filter.orderBy === 'institution' ? joined : 'protocols p';
+  if (filter.institutionCode !== undefined || filter.orderBy === 'institution') {
+    from += ' join institutions i on i.id = p.institution_id';
+  }
+  // pr.sort_at is the protocol's own sort key, kept with each requester license.
+  const order =
+    requesters && filter.orderBy === 'date' ? 'pr.sort_at desc, pr.protocol_id desc' : ORDER[filter.orderBy];
+  if (requesters) {
+    if (filter.from) where.sql += ' and pr.sort_at >= ?';
+    if (filter.to) where.sql += ' and pr.sort_at < ?';
+    where.params.push(...[filter.from, filter.to].filter((v) => v !== undefined));
+  }
   const rows = await r.all<ItemProtocolRow>(
-    `select ${PAGE_SELECT} from ${from} where ${where.sql} order by ${ORDER[filter.orderBy]} limit ? offset ?`,
+    `select ${PAGE_SELECT} from ${from} where ${where.sql} order by ${order} limit ? offset ?`,
     [...where.params, filter.limit, filter.offset],
   );
   // A page that is not full tells the total by itself; counting is for full or empty later pages.
