@@ -69,13 +69,16 @@ function bulkWriter(ctx: AppContext): (batches: Batch) => Promise<void> {
     return async (batches) => {
       await ctx.db.transaction().execute(async (trx) => {
         for (const [table, rows] of batches) {
+          if (rows.length === 0) continue;
+          // Only the columns given: the others keep their defaults (a record would make them null).
+          const columns = sql.join(Object.keys(rows[0]!).map((c) => sql.ref(snake(c))));
           for (let i = 0; i < rows.length; i += 20_000) {
             const json = JSON.stringify(
               rows
                 .slice(i, i + 20_000)
                 .map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [snake(k), v]))),
             );
-            await sql`insert into ${sql.table(snake(table))} select * from json_populate_recordset(null::${sql.table(snake(table))}, ${json}::json)`.execute(
+            await sql`insert into ${sql.table(snake(table))} (${columns}) select ${columns} from json_populate_recordset(null::${sql.table(snake(table))}, ${json}::json)`.execute(
               trx,
             );
           }
