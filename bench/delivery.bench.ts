@@ -183,7 +183,7 @@ async function runSize(protocolCount: number, withPrint: boolean) {
   const reader = ctx.database.reader;
   const referenceSql =
     'select * from protocols where patient_user_id = ? and disabled = 0 order by sort_at desc, id desc limit 10';
-  reference.get('/reference', async () => reader.all(referenceSql, [clinic.heavyPatientId]));
+  reference.get('/reference', async () => reader.all(referenceSql, [clinic.heavyPatientId], { planWithValues: true }));
   const referenceAddress = await reference.listen({ host: '127.0.0.1', port: 0 });
 
   if (ctx.database.sqlite) {

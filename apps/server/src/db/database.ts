@@ -19,7 +19,11 @@ pg.types.setTypeParser(1700, (v) => Number(v));
  * parameter; `listParam` is a subquery over one array parameter made by `list(values)`.
  */
 export interface SqlReader {
-  all<T>(text: string, params: readonly unknown[]): Promise<T[]>;
+  /**
+   * `planWithValues`: the best plan depends on the values (how many rows a user owns), so
+   * PostgreSQL plans the statement for them at each run instead of reusing a generic plan.
+   */
+  all<T>(text: string, params: readonly unknown[], options?: { planWithValues?: boolean }): Promise<T[]>;
   /** `(<subquery yielding the values of one array parameter>)` in this dialect. */
   readonly listParam: string;
   list(values: readonly string[]): unknown;
@@ -146,7 +150,15 @@ function postgresReader(pool: pg.Pool): SqlReader {
     listParam: '(select unnest(?::text[]))',
     list: (values) => values,
     joined: (value, orderBy) => `string_agg(${value}, '${SEPARATOR}' order by ${orderBy})`,
-    async all<T>(text: string, params: readonly unknown[]) {
+    async all<T>(text: string, params: readonly unknown[], options?: { planWithValues?: boolean }) {
+      if (options?.planWithValues) {
+        // An unnamed statement is planned with its values. A named one switches to a generic plan
+        // after five runs, which cannot see that one user owns thousands of rows: it sorted a
+        // heavy patient's 2,500 protocols (13 ms) where the custom plan walks the index (0.1 ms).
+        let n = 0;
+        const result = await pool.query({ text: text.replace(/\?/g, () => `$${++n}`), values: params as unknown[] });
+        return result.rows as T[];
+      }
       let statement = named.get(text);
       if (!statement) {
         let n = 0;

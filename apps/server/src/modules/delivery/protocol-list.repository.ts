@@ -155,11 +155,14 @@ export async function listProtocols(
   const rows = await r.all<ItemProtocolRow>(
     `select ${PAGE_SELECT} from ${from} where ${where.sql} order by ${order} limit ? offset ?`,
     [...where.params, filter.limit, filter.offset],
+    { planWithValues: true },
   );
   // A page that is not full tells the total by itself; counting is for full or empty later pages.
   if ((rows.length > 0 || filter.offset === 0) && rows.length < filter.limit) {
     return { rows, total: filter.offset + rows.length };
   }
-  const [count] = await r.all<{ n: number }>(`select count(*) as "n" from ${from} where ${where.sql}`, where.params);
+  const [count] = await r.all<{ n: number }>(`select count(*) as "n" from ${from} where ${where.sql}`, where.params, {
+    planWithValues: true,
+  });
   return { rows, total: Number(count?.n ?? 0) };
 }
