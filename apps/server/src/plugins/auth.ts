@@ -142,10 +142,16 @@ interface VerifiedClaims {
  * Tokens whose signature and claims were verified, so a session's later calls skip the HMAC
  * (the session row is still read on every call). Expiry is checked again each time.
  */
-const verifiedTokens = new Map<string, VerifiedClaims>();
+const verifiedBySecret = new WeakMap<Uint8Array, Map<string, VerifiedClaims>>();
 const VERIFIED_TOKENS_KEPT = 10_000;
 
 async function verifiedClaims(ctx: AppContext, token: string): Promise<VerifiedClaims> {
+  // Kept per signing secret: a token is only ever taken as verified by the secret that verified it.
+  let verifiedTokens = verifiedBySecret.get(ctx.jwtSecret);
+  if (!verifiedTokens) {
+    verifiedTokens = new Map();
+    verifiedBySecret.set(ctx.jwtSecret, verifiedTokens);
+  }
   const known = verifiedTokens.get(token);
   if (known && known.exp !== undefined && known.exp * 1000 > ctx.clock.now().getTime()) return known;
   let payload;

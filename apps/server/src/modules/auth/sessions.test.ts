@@ -39,6 +39,23 @@ describe('sessions: tokens that must not work, logout, restarts', () => {
     expect((await validate(token)).statusCode).toBe(200);
   });
 
+  it('never takes a token verified under one key as verified under another', async () => {
+    const token = await signIn();
+    expect((await validate(token)).statusCode).toBe(200);
+    // A second portal on the same database, signing with another key, in the same process.
+    const other = await startTestPortal({
+      reuse: portal,
+      env: { JWT_SECRET: 'another-secret-another-secret-another-secret' },
+    });
+    try {
+      const res = await other.app.inject({ method: 'GET', url: '/api/v2/auth/validate', headers: bearer(token) });
+      expect(res.statusCode).toBe(401);
+    } finally {
+      await other.destroy();
+    }
+    expect((await validate(token)).statusCode).toBe(200);
+  });
+
   it('refuses an unsigned token (alg none) carrying real claims', async () => {
     const token = await signIn();
     const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
