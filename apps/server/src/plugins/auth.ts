@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { ServerMessage } from '@portal/shared/errors';
 import type { AppContext } from '../context.js';
-import type { SessionRole } from '../db/schema.js';
+import type { SessionRole, SessionTable } from '../db/schema.js';
 import { addMs } from '../lib/clock.js';
 import { AppError, forbidden, unauthorized } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -176,16 +176,7 @@ async function verifiedClaims(ctx: AppContext, token: string): Promise<VerifiedC
   return claims;
 }
 
-interface SessionCheckRow {
-  id: string;
-  role: SessionRole;
-  userId: string | null;
-  shareId: string | null;
-  username: string;
-  institutionCode: string | null;
-  appKey: string;
-  expiresAt: string;
-  revokedAt: string | null;
+type SessionCheckRow = Omit<SessionTable, 'createdAt'> & {
   accountId: string | null;
   accountDisabled: number | null;
   accountName: string | null;
@@ -195,7 +186,7 @@ interface SessionCheckRow {
   shareActive: number | null;
   shareExpiresAt: string | null;
   liveProtocol: number | null;
-}
+};
 
 // The session, its account, its share and (guests) whether a protocol of it is still enabled,
 // in one prepared statement: this runs on every authenticated call.

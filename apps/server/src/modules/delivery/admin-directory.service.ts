@@ -3,7 +3,6 @@ import { normalizeLanguage } from '@portal/shared/validation';
 import type { AppContext } from '../../context.js';
 import { forbidden, notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { userAccessFacts } from './delivery.repository.js';
 import { allInstitutions, institutionById, tagsOfUser, userByEmail } from './admin-directory.repository.js';
 import { MUNICIPALITIES } from './municipalities.js';
 
@@ -23,15 +22,15 @@ function publicInstitution(i: Institution) {
   };
 }
 
-async function administrator(ctx: AppContext, auth: AuthContext) {
+/** The caller as an administrator; the session check already read its account. */
+function administrator(auth: AuthContext) {
   if (auth.role !== 'ADMIN' && auth.role !== 'COMPANY') throw forbidden();
-  const facts = auth.userId ? await userAccessFacts(ctx.database.reader, auth.userId) : null;
-  return { role: auth.role, institutionId: facts?.institutionId ?? null };
+  return { role: auth.role, institutionId: auth.account?.institutionId ?? null };
 }
 
 /** GET userlogged/institutionAdmin: the institution a company user administers (admins: none, they reach all). */
 export async function loggedUserInstitution(ctx: AppContext, auth: AuthContext) {
-  const actor = await administrator(ctx, auth);
+  const actor = administrator(auth);
   if (actor.role === 'ADMIN' || !actor.institutionId) return null;
   const institution = await institutionById(ctx.db, actor.institutionId);
   return institution ? publicInstitution(institution) : null;
@@ -39,7 +38,7 @@ export async function loggedUserInstitution(ctx: AppContext, auth: AuthContext) 
 
 /** GET listOfPartnerClinics: every institution for admins, their own for company users. */
 export async function partnerClinics(ctx: AppContext, auth: AuthContext) {
-  const actor = await administrator(ctx, auth);
+  const actor = administrator(auth);
   const rows = await allInstitutions(ctx.db);
   return rows.filter((r) => actor.role === 'ADMIN' || r.id === actor.institutionId).map(publicInstitution);
 }
@@ -53,7 +52,7 @@ export function municipalitiesOf(uf: string) {
 
 /** GET user?userName&language: an account by e-mail; company users see their institution's only. */
 export async function findUser(ctx: AppContext, auth: AuthContext, userName: string, language?: string) {
-  const actor = await administrator(ctx, auth);
+  const actor = administrator(auth);
   const user = await userByEmail(ctx.db, userName.trim().toLowerCase());
   if (!user || (actor.role === 'COMPANY' && user.institutionId !== actor.institutionId)) throw notFound();
   return {

@@ -80,37 +80,6 @@ export async function userTagIds(r: SqlReader, userId: string): Promise<string[]
   return rows.map((row) => row.tagId);
 }
 
-export async function userAccessFacts(
-  r: SqlReader,
-  userId: string,
-  /** Only physicians and external users reach protocols through tags; others skip that query. */
-  withTags = true,
-): Promise<{
-  license: { crm: string; uf: string } | null;
-  tagIds: string[];
-  name: string;
-  institutionId: string | null;
-}> {
-  const [[user], tags] = await Promise.all([
-    r.all<{ licenseNumber: string | null; licenseState: string | null; name: string; institutionId: string | null }>(
-      'select license_number as "licenseNumber", license_state as "licenseState", name, institution_id as "institutionId" from users where id = ?',
-      [userId],
-    ),
-    withTags
-      ? r.all<{ tagId: string }>('select tag_id as "tagId" from tag_members where user_id = ?', [userId])
-      : Promise.resolve([]),
-  ]);
-  return {
-    license:
-      user?.licenseNumber && user.licenseState
-        ? { crm: user.licenseNumber, uf: user.licenseState.toUpperCase() }
-        : null,
-    tagIds: tags.map((t) => t.tagId),
-    name: user?.name ?? '',
-    institutionId: user?.institutionId ?? null,
-  };
-}
-
 /** The facts the access policy needs about one protocol, or undefined when it does not exist. */
 export async function protocolFacts(
   db: Db,

@@ -49,23 +49,29 @@ function reach(r: SqlReader, viewer: Viewer, filter: ListFilter): Clause {
         params: [viewer.sessionId],
       };
     case 'PHYSICIAN': {
+      // Both forms bound the requester's own sort key, so the range is read from his index.
+      const range: Clause = { sql: '', params: [] };
+      if (filter.from) {
+        range.sql += ' and pr.sort_at >= ?';
+        range.params.push(filter.from);
+      }
+      if (filter.to) {
+        range.sql += ' and pr.sort_at < ?';
+        range.params.push(filter.to);
+      }
       if (walksRequesters(viewer)) {
         // The page walks the physician's requester index itself (see listProtocols).
-        return { sql: 'pr.crm = ? and pr.uf = ?', params: [viewer.license!.crm, viewer.license!.uf] };
+        return {
+          sql: `pr.crm = ? and pr.uf = ?${range.sql}`,
+          params: [viewer.license!.crm, viewer.license!.uf, ...range.params],
+        };
       }
       const parts: Clause[] = [];
       if (viewer.license) {
-        let sql = 'select pr.protocol_id from protocol_requesters pr where pr.crm = ? and pr.uf = ?';
-        const params: unknown[] = [viewer.license.crm, viewer.license.uf];
-        if (filter.from) {
-          sql += ' and pr.sort_at >= ?';
-          params.push(filter.from);
-        }
-        if (filter.to) {
-          sql += ' and pr.sort_at < ?';
-          params.push(filter.to);
-        }
-        parts.push({ sql: `p.id in (${sql})`, params });
+        parts.push({
+          sql: `p.id in (select pr.protocol_id from protocol_requesters pr where pr.crm = ? and pr.uf = ?${range.sql})`,
+          params: [viewer.license.crm, viewer.license.uf, ...range.params],
+        });
       }
       if (tags.length > 0) parts.push(byTags());
       if (parts.length === 0) return NOTHING;
@@ -147,11 +153,6 @@ export async function listProtocols(
   // pr.sort_at is the protocol's own sort key, kept with each requester license.
   const order =
     requesters && filter.orderBy === 'date' ? 'pr.sort_at desc, pr.protocol_id desc' : ORDER[filter.orderBy];
-  if (requesters) {
-    if (filter.from) where.sql += ' and pr.sort_at >= ?';
-    if (filter.to) where.sql += ' and pr.sort_at < ?';
-    where.params.push(...[filter.from, filter.to].filter((v) => v !== undefined));
-  }
   const rows = await r.all<ItemProtocolRow>(
     `select ${PAGE_SELECT} from ${from} where ${where.sql} order by ${order} limit ? offset ?`,
     [...where.params, filter.limit, filter.offset],
