@@ -7,6 +7,7 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -14,9 +15,10 @@ import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { loadConfig } from '../apps/server/src/config.js';
-import { issueSession } from '../apps/server/src/plugins/auth.js';
+import { authenticate, issueSession } from '../apps/server/src/plugins/auth.js';
 import { createPortal } from '../apps/server/src/server.js';
 import { sha256Hex } from '../apps/server/src/lib/ids.js';
+import { readAhead } from '../apps/server/src/lib/read-ahead.js';
 import { PdfMerger } from '../apps/server/src/modules/delivery/pdf-merge.js';
 import { writeZip } from '../apps/server/src/modules/delivery/zip-writer.js';
 import pg from 'pg';
@@ -122,6 +124,16 @@ async function runSize(protocolCount: number, withPrint: boolean) {
     );
   }
 
+  // The same query inside the portal's own stack (security headers, hooks, error handler), once
+  // without and once with the session check: what the stack and the session cost per call.
+  const stackSql =
+    'select * from protocols where patient_user_id = ? and disabled = 0 order by sort_at desc, id desc limit 10';
+  portal.app.get('/api/bench/reference', async () =>
+    ctx.database.reader.all(stackSql, [clinic.heavyPatientId], { planWithValues: true }),
+  );
+  portal.app.get('/api/bench/reference-with-session', { preHandler: authenticate(ctx) }, async () =>
+    ctx.database.reader.all(stackSql, [clinic.heavyPatientId], { planWithValues: true }),
+  );
   const address = await portal.app.listen({ host: '127.0.0.1', port: 0 });
   const token = async (role: 'PATIENT' | 'PHYSICIAN' | 'EXTERNAL' | 'GUEST', userId?: string, protocolIds?: string[]) =>
     (
@@ -135,6 +147,16 @@ async function runSize(protocolCount: number, withPrint: boolean) {
       })
     ).accessToken;
   const lists = [
+    {
+      name: 'the reference query inside the portal (its hooks and headers, no session)',
+      url: `${address}/api/bench/reference`,
+      token: await token('PATIENT', clinic.patientId),
+    },
+    {
+      name: 'the reference query inside the portal, with the session check',
+      url: `${address}/api/bench/reference-with-session`,
+      token: await token('PATIENT', clinic.patientId),
+    },
     {
       name: 'patient (24 protocols a year; default 6 months)',
       url: `${address}/api/v2/delivery/dashboard/protocols`,
@@ -317,18 +339,29 @@ async function runSize(protocolCount: number, withPrint: boolean) {
     const out = fs.openSync(path.join(work, 'm.pdf'), 'w');
     const merger = new PdfMerger(async (chunk) => void fs.writeSync(out, chunk));
     await merger.begin();
-    for (const s of sources) await merger.addDocument(fs.readFileSync(s.f));
+    const wholeFiles = readAhead(
+      sources,
+      (s) => s.size,
+      (s) => fsp.readFile(s.f),
+    );
+    for (let i = 0; i < sources.length; i++) await merger.addDocument(await wholeFiles.next());
     await merger.finish();
     fs.closeSync(out);
   });
   const writerMs = await timed(async () => {
     const out = fs.openSync(path.join(work, 'm.zip'), 'w');
+    // As the server does: files read whole and ahead of the writer.
+    const wholeFiles = readAhead(
+      sources,
+      (s) => s.size,
+      (s) => fsp.readFile(s.f),
+    );
     await writeZip(
       sources.map((s, i) => ({
         name: `p/${i}.pdf`,
         size: s.size,
         crc32: s.crc32,
-        open: async () => fs.createReadStream(s.f),
+        open: () => wholeFiles.next(),
       })),
       async (chunk) => void fs.writeSync(out, chunk),
       new Date(),
@@ -344,7 +377,8 @@ async function runSize(protocolCount: number, withPrint: boolean) {
 
   // Ten batch prints at once while another user lists: the list's latency during the prints
   // (the server process alone serves both).
-  const patientList = { ...lists[0]!, url: lists[0]!.url.replace(address, serverAddress) };
+  const patient = lists.find((l) => l.name.startsWith('patient ('))!;
+  const patientList = { ...patient, url: patient.url.replace(address, serverAddress) };
   const quiet = await load(patientList.url, { authorization: `Bearer ${patientList.token}` }, 5);
   let printing = true;
   let prints = 0;

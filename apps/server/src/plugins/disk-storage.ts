@@ -84,6 +84,10 @@ export class DiskStorage implements Storage {
     return fs.createReadStream(file, range ? { start: range.start, end: range.end } : undefined);
   }
 
+  async read(key: string): Promise<Buffer> {
+    return fsp.readFile(this.pathOf(key));
+  }
+
   async delete(key: string): Promise<void> {
     await fsp.rm(this.pathOf(key), { force: true });
   }

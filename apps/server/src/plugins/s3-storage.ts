@@ -178,6 +178,12 @@ export class S3Storage implements Storage {
     }
   }
 
+  async read(key: string): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.get(key)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
   async delete(key: string): Promise<void> {
     await this.client.send(
       new DeleteObjectCommand({ Bucket: this.location.bucket, Key: objectKey(this.location, key) }),

@@ -21,6 +21,8 @@ export interface Storage {
    */
   put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<StoredObject>;
   get(key: string, range?: ByteRange): Promise<Readable>;
+  /** The whole file in memory, in one call: for files that are read whole anyway (merges, zips). */
+  read(key: string): Promise<Buffer>;
   delete(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
   /** A local path for the file when the backend has one (lets tools read it directly). */

@@ -10,8 +10,11 @@ import { canBatchPrint, readerKey } from './delivery.policy.js';
 import { institutionsByIds, markRead } from './delivery.repository.js';
 import { auditPatient, auditUser, authoriseProtocols, loadViewer, servedExams } from './delivery.service.js';
 import { PdfMerger } from './pdf-merge.js';
-import { type FileAnswer, printableReports, readAll } from './resources.service.js';
+import { type FileAnswer, printableReports, storedFiles } from './resources.service.js';
 import { writeZip, type ZipEntry, zipLength } from './zip-writer.js';
+
+/** Zip entries up to this size are read whole and ahead; larger ones are streamed (memory stays flat). */
+const ZIP_READ_AHEAD_MAX_FILE = 1 << 20;
 
 /** `<prefix>_<yyyyMMdd_HHmmss>` in Brazil's time (spec 9). */
 export function batchFileName(now: Date, extension: 'pdf' | 'zip'): string {
@@ -100,6 +103,13 @@ export async function batchPrint(
     pendingBytes += chunk.length;
     if (pendingBytes >= 1 << 18) await flush();
   };
+  // Small files are read whole ahead of the writer; large ones are streamed when their turn comes.
+  const wholeFiles = storedFiles(
+    ctx,
+    plan.flatMap(({ reports }) =>
+      reports.map((r) => r.resource).filter((r) => !body.isCompressed || r.size <= ZIP_READ_AHEAD_MAX_FILE),
+    ),
+  );
   const entries: ZipEntry[] = [];
   for (const { protocol, reports } of plan) {
     const used = new Set<string>();
@@ -111,7 +121,8 @@ export async function batchPrint(
         name: `${safeSegment(protocol.number)}/${base}.pdf`,
         size: resource.size,
         crc32: resource.crc32,
-        open: () => ctx.storage.get(resource.storageKey),
+        open: () =>
+          resource.size <= ZIP_READ_AHEAD_MAX_FILE ? wholeFiles.next() : ctx.storage.get(resource.storageKey),
       });
     }
   }
@@ -123,7 +134,7 @@ export async function batchPrint(
         for (const { protocol, reports } of plan) {
           merger.bookmark(`${protocol.number} - ${protocol.patientName}`);
           for (const r of reports) {
-            if (!(await merger.addDocument(await readAll(ctx, r.resource.storageKey)))) {
+            if (!(await merger.addDocument(await wholeFiles.next()))) {
               ctx.log.warn({ resourceId: r.resource.id }, 'unreadable PDF left out of a merge');
             }
           }

@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import { ServerMessage } from '@portal/shared/errors';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { readAhead } from '../../lib/read-ahead.js';
 import { AppError, conflict, notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
@@ -200,10 +201,13 @@ export function printableReports(exams: readonly ServedExam[]): Array<{ exam: Se
   return out;
 }
 
-export async function readAll(ctx: AppContext, key: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of await ctx.storage.get(key)) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/** Stored files read whole, in the order given, ahead of the merge or zip that writes them. */
+export function storedFiles(ctx: AppContext, resources: ReadonlyArray<{ storageKey: string; size: number }>) {
+  return readAhead(
+    resources,
+    (r) => r.size,
+    (r) => ctx.storage.read(r.storageKey),
+  );
 }
 
 /** showAll=true: every available report of the protocol merged in one PDF; all marked read (spec 4.2). */
@@ -238,8 +242,12 @@ async function showAll(
   });
   void (async () => {
     await merger.begin();
+    const files = storedFiles(
+      ctx,
+      reports.map((r) => r.resource),
+    );
     for (const r of reports) {
-      if (!(await merger.addDocument(await readAll(ctx, r.resource.storageKey)))) {
+      if (!(await merger.addDocument(await files.next()))) {
         ctx.log.warn({ resourceId: r.resource.id }, 'unreadable PDF left out of a merge');
       }
     }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { PNG } from 'pngjs';
@@ -204,9 +205,11 @@ export async function makeProtocol(
 export async function pdfBytes(
   label: string,
   pages = 1,
-  options: { objectStreams?: boolean; width?: number } = {},
+  options: { objectStreams?: boolean; width?: number; paddingBytes?: number } = {},
 ): Promise<Buffer> {
   const doc = await PDFDocument.create();
+  // An attached file of random bytes makes a large report (random bytes do not compress).
+  if (options.paddingBytes) await doc.attach(randomBytes(options.paddingBytes), 'padding.bin', {});
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let i = 0; i < pages; i++) {
     const page = doc.addPage([options.width ?? 595, 842]);

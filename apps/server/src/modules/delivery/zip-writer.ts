@@ -6,7 +6,8 @@ export interface ZipEntry {
   name: string;
   size: number;
   crc32: number;
-  open(): Promise<Readable>;
+  /** The file's bytes: whole when already read, or a stream. */
+  open(): Promise<Readable | Uint8Array>;
 }
 
 const MAX32 = 0xffffffff;
@@ -74,9 +75,15 @@ export async function writeZip(entries: readonly ZipEntry[], sink: ByteSink, mod
     await write(name);
     if (localExtra.length) await write(localExtra);
     let written = 0;
-    for await (const chunk of await entry.open()) {
-      written += (chunk as Buffer).length;
-      await write(chunk as Buffer);
+    const body = await entry.open();
+    if (body instanceof Uint8Array) {
+      written = body.length;
+      await write(body);
+    } else {
+      for await (const chunk of body) {
+        written += (chunk as Buffer).length;
+        await write(chunk as Buffer);
+      }
     }
     if (written !== entry.size) throw new Error(`stored size of ${entry.name} changed (${written} != ${entry.size})`);
 
