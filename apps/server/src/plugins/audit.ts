@@ -41,24 +41,38 @@ export async function recordAudit(
   request?: FastifyRequest,
   db: Db = ctx.db,
 ): Promise<void> {
+  await recordAudits(ctx, [record], request, db);
+}
+
+/** Appends several records of one request in one statement (a batch print traces every protocol). */
+export async function recordAudits(
+  ctx: AppContext,
+  records: readonly AuditRecord[],
+  request?: FastifyRequest,
+  db: Db = ctx.db,
+): Promise<void> {
+  if (records.length === 0) return;
+  const occurredAt = ctx.clock.now().toISOString();
   await db
     .insertInto('auditEvents')
-    .values({
-      id: newId(),
-      occurredAt: ctx.clock.now().toISOString(),
-      application: record.application ?? 'results-portal',
-      tenant: record.tenant ?? null,
-      event: record.event,
-      resource: record.resource ? JSON.stringify(record.resource) : null,
-      protocolId: record.protocolId ?? null,
-      systemUserId: record.systemUser?.id ?? null,
-      systemUserName: record.systemUser?.name ?? null,
-      role: record.systemUser?.role ?? request?.auth?.role ?? null,
-      sharedWith: record.sharedWith ?? null,
-      patients: record.patients ? JSON.stringify(record.patients) : null,
-      macro: record.macro ? JSON.stringify(record.macro) : null,
-      ip: request?.ip ?? null,
-      requestId: request?.id ?? null,
-    })
+    .values(
+      records.map((record) => ({
+        id: newId(),
+        occurredAt,
+        application: record.application ?? 'results-portal',
+        tenant: record.tenant ?? null,
+        event: record.event,
+        resource: record.resource ? JSON.stringify(record.resource) : null,
+        protocolId: record.protocolId ?? null,
+        systemUserId: record.systemUser?.id ?? null,
+        systemUserName: record.systemUser?.name ?? null,
+        role: record.systemUser?.role ?? request?.auth?.role ?? null,
+        sharedWith: record.sharedWith ?? null,
+        patients: record.patients ? JSON.stringify(record.patients) : null,
+        macro: record.macro ? JSON.stringify(record.macro) : null,
+        ip: request?.ip ?? null,
+        requestId: request?.id ?? null,
+      })),
+    )
     .execute();
 }

@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { badRequest, forbidden } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { recordAudit } from '../../plugins/audit.js';
+import { recordAudits } from '../../plugins/audit.js';
 import { canBatchPrint, readerKey } from './delivery.policy.js';
 import { institutionsByIds, markRead } from './delivery.repository.js';
 import { auditPatient, auditUser, authoriseProtocols, loadViewer, servedExams } from './delivery.service.js';
@@ -62,27 +62,25 @@ export async function batchPrint(
         now.toISOString(),
       );
     }
-    for (const { protocol, reports } of plan) {
-      await recordAudit(
-        ctx,
-        {
-          event: 'BATCH_PRINT',
-          tenant: institutions.get(protocol.institutionId)?.code ?? null,
-          resource: {
-            type: 'BATCH_PRINT',
-            protocolNumber: protocol.number,
-            format: body.isCompressed ? 'zip' : 'pdf',
-            resources: reports.map((r) => ({ id: r.resource.id, type: r.resource.type })),
-          },
-          protocolId: protocol.id,
-          systemUser: auditUser(viewer),
-          sharedWith: viewer.sharedWith,
-          patients: [auditPatient(protocol)],
+    await recordAudits(
+      ctx,
+      plan.map(({ protocol, reports }) => ({
+        event: 'BATCH_PRINT',
+        tenant: institutions.get(protocol.institutionId)?.code ?? null,
+        resource: {
+          type: 'BATCH_PRINT',
+          protocolNumber: protocol.number,
+          format: body.isCompressed ? 'zip' : 'pdf',
+          resources: reports.map((r) => ({ id: r.resource.id, type: r.resource.type })),
         },
-        request,
-        trx,
-      );
-    }
+        protocolId: protocol.id,
+        systemUser: auditUser(viewer),
+        sharedWith: viewer.sharedWith,
+        patients: [auditPatient(protocol)],
+      })),
+      request,
+      trx,
+    );
   });
 
   // A large buffer lets the producer run ahead of the socket instead of yielding every 16 KiB.
