@@ -70,7 +70,7 @@ async function main() {
     const size = role === 'EXTERNAL' ? 50 : 10;
     const filter = { from, orderBy: 'date' as const, offset: 0, limit: size };
     const { rows } = await listProtocols(ctx.database.reader, viewer, filter);
-    await per('listProtocols (count+page)', () => listProtocols(ctx.database.reader, viewer, filter));
+    await per('listProtocols (page+exams, count)', () => listProtocols(ctx.database.reader, viewer, filter));
     await per('buildListItems', () => buildListItems(ctx, viewer, rows, { external: role === 'EXTERNAL' }));
     const kind = role === 'PATIENT' ? 'dashboard' : role === 'PHYSICIAN' ? 'physician' : 'external';
     const query = { page: 1, ...(role === 'EXTERNAL' ? {} : { initialDate: from.slice(0, 10) }) } as never;

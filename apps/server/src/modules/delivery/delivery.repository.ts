@@ -159,42 +159,31 @@ export async function enabledExamsOf(db: Db, protocolIds: readonly string[]): Pr
     .execute();
 }
 
-/** One row per protocol of a list page: its enabled exams, in order, as SEPARATOR-joined lists. */
-export interface ListedExamsRow {
-  protocolId: string;
-  ids: string;
-  types: string;
-  /** Rectification statuses, '' where there is none. */
-  rectifications: string;
-  /** Per exam: 1 report, + 2 image, + 4 history results, + 8 read by the viewer. */
-  flags: string;
-}
+/** Separates the fields of one exam in a list row's `exams` column (exams are SEPARATOR-joined). */
+export const FIELD_SEPARATOR = '\u001e';
+
+/** A protocol of a list page with the exams the list shows (see `listedExamsColumn`). */
+export type ListedProtocolRow = ItemProtocolRow & {
+  /**
+   * Per enabled exam, in order: id, type, rectification status ('' where none) and flags (1 report,
+   * + 2 image, + 4 history results, + 8 read by the viewer); null when no exam is enabled.
+   */
+  exams: string | null;
+};
 
 /**
- * Everything a list shows about the exams of a page, in one statement over the index entries of
- * exams_protocol_list (resource kinds and history results are kept on the exam by triggers), one
- * row per protocol: the enabled exams and whether `reader` (an SQL expression over the exam `e`,
- * or null when nothing counts as read) has read each.
+ * The `exams` column of a list page over its protocol `p`: every exam fact a list shows, read from
+ * the index entries of exams_protocol_list (resource kinds and history results are kept on the
+ * exam by triggers) in the page's own statement. `readerKey` is the viewer's read key as SQL.
  */
-export async function listedExamsOf(
-  r: SqlReader,
-  protocolIds: readonly string[],
-  reader: { sql: string; params: unknown[] } | null,
-): Promise<ListedExamsRow[]> {
-  if (protocolIds.length === 0) return [];
-  const read = reader
-    ? `case when exists (select 1 from exam_reads er where er.exam_id = e.id and er.viewer_key = ${reader.sql}) then 8 else 0 end`
-    : '0';
-  const order = 'e.position, e.id';
-  return r.all<ListedExamsRow>(
-    `select e.protocol_id as "protocolId", ${r.joined('e.id', order)} as "ids", ${r.joined('e.type', order)} as "types",
-        ${r.joined(`coalesce(e.rectification_status, '')`, order)} as "rectifications",
-        ${r.joined(`cast(e.resource_kinds + 4 * e.has_analytes + ${read} as text)`, order)} as "flags"
-      from exams e
-      where e.protocol_id in ${r.listParam} and e.is_enabled = 1
-      group by e.protocol_id`,
-    [...(reader?.params ?? []), r.list(protocolIds)],
-  );
+export function listedExamsColumn(r: SqlReader, readerKey: { sql: string; params: unknown[] }) {
+  const f = `'${FIELD_SEPARATOR}'`;
+  const read = `case when exists (select 1 from exam_reads er where er.exam_id = e.id and er.viewer_key = ${readerKey.sql}) then 8 else 0 end`;
+  const exam = `e.id || ${f} || e.type || ${f} || coalesce(e.rectification_status, '') || ${f} || cast(e.resource_kinds + 4 * e.has_analytes + ${read} as text)`;
+  return {
+    sql: `(select ${r.joined(exam, 'e.position, e.id')} from exams e where e.protocol_id = p.id and e.is_enabled = 1) as "exams"`,
+    params: readerKey.params,
+  };
 }
 
 /** The institutions of a page with their visualizer settings, in one statement. */

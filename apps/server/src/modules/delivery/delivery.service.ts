@@ -25,7 +25,8 @@ import {
   type ItemProtocolRow,
   institutionsByIds,
   institutionsWithSettings,
-  listedExamsOf,
+  FIELD_SEPARATOR,
+  type ListedProtocolRow,
   protocolFacts,
   protocolFactsMany,
   type ProtocolRow,
@@ -259,41 +260,29 @@ function protocolItem<
 }
 
 /**
- * The spec 3 protocol items of a list page: every exam fact a list shows comes from one
- * statement (exams, resources, visualizer settings, read marks, history results).
+ * The spec 3 protocol items of a list page: the page's rows carry their exams (`listedExamsColumn`);
+ * one more statement reads the page's institutions and their visualizer settings.
  */
 export async function buildListItems(
   ctx: AppContext,
   viewer: Viewer,
-  protocols: readonly ItemProtocolRow[],
+  protocols: readonly ListedProtocolRow[],
   options: { external?: boolean },
 ): Promise<ProtocolItem[]> {
-  const r = ctx.database.reader;
-  const institutionIds = protocols.map((p) => p.institutionId);
-  const [rows, { institutions, settings }] = await Promise.all([
-    listedExamsOf(
-      r,
-      protocols.map((p) => p.id),
-      readerKeySql(viewer),
-    ),
-    institutionsWithSettings(r, institutionIds),
-  ]);
+  const { institutions, settings } = await institutionsWithSettings(
+    ctx.database.reader,
+    protocols.map((p) => p.institutionId),
+  );
   type ListExam = ItemExam<Pick<ExamSummaryRow, 'id' | 'rectificationStatus'>, { id: string; type: string }>;
-  const institutionOf = new Map(protocols.map((p) => [p.id, p.institutionId]));
-  const byProtocol = new Map<string, ListExam[]>();
-  for (const row of rows) {
-    const ids = row.ids.split(SEPARATOR);
-    const types = row.types.split(SEPARATOR);
-    const rectifications = row.rectifications.split(SEPARATOR);
-    const flags = row.flags.split(SEPARATOR).map(Number);
-    const institutionId = institutionOf.get(row.protocolId);
+  return protocols.map((p) => {
     const exams: ListExam[] = [];
-    for (const [i, id] of ids.entries()) {
-      const setting = settings.size > 0 ? settings.get(`${institutionId}|${types[i]}`) : undefined;
+    for (const exam of p.exams ? p.exams.split(SEPARATOR) : []) {
+      const [id = '', type = '', rectification = '', flagText = '0'] = exam.split(FIELD_SEPARATOR);
+      const setting = settings.size > 0 ? settings.get(`${p.institutionId}|${type}`) : undefined;
       if (!isExamServed({ isEnabled: true }, setting)) continue;
-      const flag = flags[i] ?? 0;
+      const flag = Number(flagText);
       exams.push({
-        row: { id, rectificationStatus: rectifications[i] || null },
+        row: { id, rectificationStatus: rectification || null },
         // Lists tell only whether a report and an image exist: their identifiers stay in the details.
         resources: [
           ...(flag & 1 ? [{ id: '', type: 'REPORT' }] : []),
@@ -304,28 +293,8 @@ export async function buildListItems(
         read: (flag & 8) !== 0,
       });
     }
-    byProtocol.set(row.protocolId, exams);
-  }
-  return protocols.map((p) =>
-    protocolItem(viewer, p, institutions.get(p.institutionId), byProtocol.get(p.id) ?? [], options),
-  );
-}
-
-/** The viewer's read-state key as SQL over the exam row `e` (guests read as the protocol's patient). */
-function readerKeySql(viewer: Viewer): { sql: string; params: unknown[] } | null {
-  switch (viewer.role) {
-    case 'PATIENT':
-    case 'PHYSICIAN':
-    case 'EXTERNAL':
-      return viewer.userId ? { sql: '?', params: [viewer.userId] } : null;
-    case 'GUEST':
-      return {
-        sql: `(select coalesce(p.patient_user_id, 'protocol:' || p.id) from protocols p where p.id = e.protocol_id)`,
-        params: [],
-      };
-    default:
-      return null;
-  }
+    return protocolItem(viewer, p, institutions.get(p.institutionId), exams, options);
+  });
 }
 
 /**

@@ -458,6 +458,35 @@ describe('results delivery: lists, details and files', () => {
     );
   });
 
+  it('lists each protocol with its own exams, read marks and visualizer settings', async () => {
+    const { a } = await makeFreshProtocol();
+    const item = async () => {
+      const page = await get(
+        '/api/v2/delivery/dashboard/protocols?initialDate=01/01/2025&finalDate=31/12/2026&size=50',
+        'owner',
+      );
+      return page.json().data.items.find((i: { requestId: string }) => i.requestId === a.protocol.id);
+    };
+    expect(await item()).toMatchObject({
+      examsIds: [a.exams[0]!.id, a.exams[1]!.id],
+      hasImageResolved: true,
+      allExamsRead: false,
+    });
+    await get(`/api/v2/delivery/resource/report?resourceId=${a.resources[0]!.id}`, 'owner');
+    expect((await item()).allExamsRead).toBe(false);
+    await get(`/api/v2/delivery/resource/report?resourceId=${a.resources[1]!.id}`, 'owner');
+    expect((await item()).allExamsRead).toBe(true);
+    await portal.ctx.db
+      .insertInto('visualizerSettings')
+      .values({ id: 'vs-3', institutionId: w.institution.id, examTypeCode: 'LAB', hideButton: 0, enable: 0 })
+      .execute();
+    try {
+      expect((await item()).examsIds).toEqual([a.exams[1]!.id]);
+    } finally {
+      await portal.ctx.db.deleteFrom('visualizerSettings').execute();
+    }
+  });
+
   it('refuses a share session once revoked, with the expired message', async () => {
     const share = await makeShare(portal.ctx, w.users.owner.id, [w.a.protocol.id], (i) => portal.sessionFor(i));
     const url = `/api/v2/delivery/resource/report?resourceId=${w.resources.reportA.id}`;

@@ -1,6 +1,6 @@
 import type { SqlReader } from '../../db/database.js';
 import type { Viewer } from './delivery.policy.js';
-import { ITEM_PROTOCOL_COLUMNS, type ItemProtocolRow, selectList } from './delivery.repository.js';
+import { ITEM_PROTOCOL_COLUMNS, listedExamsColumn, type ListedProtocolRow, selectList } from './delivery.repository.js';
 
 export interface ListFilter {
   /** Inclusive lower bound on sortAt (ISO). */
@@ -135,14 +135,14 @@ const ORDER: Record<ListFilter['orderBy'], string> = {
 };
 
 /**
- * One page of a viewer's protocols and the exact total: one prepared statement for the page,
- * and a count only when the page cannot tell the total by itself.
+ * One page of a viewer's protocols with their exams, and the exact total: one statement for the
+ * page, and a count only when the page cannot tell the total by itself.
  */
 export async function listProtocols(
   r: SqlReader,
   viewer: Viewer,
   filter: ListFilter,
-): Promise<{ rows: ItemProtocolRow[]; total: number }> {
+): Promise<{ rows: ListedProtocolRow[]; total: number }> {
   const where = conditions(r, viewer, filter);
   const requesters = walksRequesters(viewer);
   let from = requesters ? 'protocol_requesters pr join protocols p on p.id = pr.protocol_id' : 'protocols p';
@@ -153,9 +153,11 @@ export async function listProtocols(
   // pr.sort_at is the protocol's own sort key, kept with each requester license.
   const order =
     requesters && filter.orderBy === 'date' ? 'pr.sort_at desc, pr.protocol_id desc' : ORDER[filter.orderBy];
-  const rows = await r.all<ItemProtocolRow>(
-    `select ${PAGE_SELECT} from ${from} where ${where.sql} order by ${order} limit ? offset ?`,
-    [...where.params, filter.limit, filter.offset],
+  // The page brings its exams along: one statement instead of a second one over the page's ids.
+  const exams = listedExamsColumn(r, viewerKey(viewer));
+  const rows = await r.all<ListedProtocolRow>(
+    `select ${PAGE_SELECT}, ${exams.sql} from ${from} where ${where.sql} order by ${order} limit ? offset ?`,
+    [...exams.params, ...where.params, filter.limit, filter.offset],
     { planWithValues: true },
   );
   // A page that is not full tells the total by itself; counting is for full or empty later pages.
