@@ -54,10 +54,11 @@ export class DiskStorage implements Storage {
     await fsp.mkdir(dir, { recursive: true });
     const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     const measure = measuringStream(options.maxBytes);
+    // A write stream that owns its descriptor: on Node 20 a pipeline into a FileHandle stream
+    // with autoClose off never settles. The fsync happens on a second descriptor afterwards.
+    const out = fs.createWriteStream(temp, { flags: 'wx', mode: 0o600 });
     try {
-      // A write stream that owns its descriptor: on Node 20 a pipeline into a FileHandle stream
-      // with autoClose off never settles. The fsync happens on a second descriptor afterwards.
-      await pipeline(body, measure.stream, fs.createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+      await pipeline(body, measure.stream, out);
       const handle = await fsp.open(temp, 'r+');
       try {
         await handle.sync();
@@ -72,6 +73,9 @@ export class DiskStorage implements Storage {
         await dirHandle.close();
       }
     } catch (error) {
+      // A refused upload can reject the pipeline while the file is still being opened: removing
+      // it before the stream has closed would leave the file behind once the open completes.
+      if (!out.closed) await new Promise((resolve) => out.once('close', resolve));
       await fsp.rm(temp, { force: true });
       throw error;
     }
