@@ -230,7 +230,8 @@ export const zDirectoryInstitution = z.object({
   supportPhoneNumber: z.string().nullable(),
   supportWhatsAppNumber: z.string().nullable(),
 });
-export const zCity = z.object({ name: z.string(), uf: z.string(), capital: z.boolean() });
+/** A municipality of IBGE's list: its 7-digit IBGE code, name, federative unit and whether it is the capital. */
+export const zCity = z.object({ code: z.string(), name: z.string(), uf: z.string(), capital: z.boolean() });
 export const zUserLookupQuery = z.object({
   userName: z.string().min(1).max(254),
   language: z.string().max(10).optional(),
