@@ -124,6 +124,11 @@ async function runSize(protocolCount: number, withPrint: boolean) {
     );
   }
 
+  if (process.env.BENCH_ONLY === 'generate') {
+    await portal.close();
+    return;
+  }
+
   // The same query inside the portal's own stack (security headers, hooks, error handler), once
   // without and once with the session check: what the stack and the session cost per call.
   const stackSql =
@@ -180,6 +185,11 @@ async function runSize(protocolCount: number, withPrint: boolean) {
     {
       name: 'external (tag of 5,000 a year; default 7 days, 50 a page)',
       url: `${address}/api/v2/delivery/protocols/listedByTags`,
+      token: await token('EXTERNAL', clinic.externalId),
+    },
+    {
+      name: 'external, 1 year (5,000 protocols of his tag)',
+      url: `${address}/api/v2/delivery/protocols/listedByTags?initialDate=20/11/2025&finalDate=20/11/2026`,
       token: await token('EXTERNAL', clinic.externalId),
     },
     {

@@ -59,8 +59,8 @@ async function main() {
     console.log(`\n${name} @ ${PROTOCOLS}`);
     const auth = await verifyAccessToken(ctx, accessToken);
     await per('verifyAccessToken', () => verifyAccessToken(ctx, accessToken));
-    const viewer = await loadViewer(ctx, auth);
-    await per('loadViewer', () => loadViewer(ctx, auth));
+    const viewer = loadViewer(auth);
+    await per('loadViewer', async () => loadViewer(auth));
     const from =
       role === 'EXTERNAL'
         ? '2026-11-13T12:00:00.000Z'

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import helmet from 'helmet';
 import {
   hasZodFastifySchemaValidationErrors,
   jsonSchemaTransform,
@@ -61,7 +61,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('auth', null);
 
-  await app.register(helmet, {
+  // The security headers are the same on every answer: helmet's middleware is built once here
+  // (registering @fastify/helmet would rebuild it, parsing every option again, on each request).
+  const securityHeaders = helmet({
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
@@ -82,6 +84,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     crossOriginEmbedderPolicy: false,
     hsts: false,
   });
+  app.addHook('onRequest', (request, reply, done) =>
+    securityHeaders(request.raw, reply.raw, (error?: unknown) => done(error instanceof Error ? error : undefined)),
+  );
 
   // Every API answer may carry patient data: never cached anywhere.
   app.addHook('onRequest', async (request, reply) => {

@@ -60,6 +60,8 @@ const CALLS: Array<[string, string]> = [
   ['DELETE', '/api/administrationbe/institution/:id/tags/:tagId'],
   ['GET', '/api/administrationbe/institution/:id/tags/:tagId/users'],
   ['POST', '/api/administrationbe/institution/:id/tags/:tagId/users'],
+  ['GET', '/api/administrationbe/institution/:id/tags/:tagId/users/:userId'],
+  ['PUT', '/api/administrationbe/institution/:id/tags/:tagId/users/:userId'],
   ['DELETE', '/api/administrationbe/institution/:id/tags/:tagId/users/:userId'],
   ['GET', '/api/administrationbe/institution/:id/containsTags'],
   ['GET', '/api/administrationbe/user'],

@@ -24,6 +24,8 @@ export interface SqlReader {
    * PostgreSQL plans the statement for them at each run instead of reusing a generic plan.
    */
   all<T>(text: string, params: readonly unknown[], options?: { planWithValues?: boolean }): Promise<T[]>;
+  /** Like `all`, each row an array of its values in the order selected (no object per row). */
+  arrays(text: string, params: readonly unknown[], options?: { planWithValues?: boolean }): Promise<unknown[][]>;
   /** `(<subquery yielding the values of one array parameter>)` in this dialect. */
   readonly listParam: string;
   list(values: readonly string[]): unknown;
@@ -39,6 +41,15 @@ export function inList(r: SqlReader, column: string, values: readonly string[]):
   return values.length === 1
     ? { sql: `${column} = ?`, params: [values[0]] }
     : { sql: `${column} in ${r.listParam}`, params: [r.list(values)] };
+}
+
+/**
+ * PostgreSQL aborted the transaction to break a deadlock or a serialization conflict with another
+ * one: run again, it succeeds against what the other committed.
+ */
+export function isTransientConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
 }
 
 export interface DatabaseHandle {
@@ -124,49 +135,63 @@ export function openDatabase(config: Config['database']): DatabaseHandle {
 
 function sqliteReader(connection: SQLite.Database): SqlReader {
   const statements = new Map<string, SQLite.Statement>();
+  const arrayStatements = new Map<string, SQLite.Statement>();
+  const run = <T>(cache: Map<string, SQLite.Statement>, text: string, params: readonly unknown[], raw: boolean) => {
+    let stmt = cache.get(text);
+    if (!stmt) {
+      stmt = connection.prepare(text);
+      if (raw) stmt.raw(true);
+      cache.set(text, stmt);
+    }
+    try {
+      return Promise.resolve(stmt.all(...params) as T[]);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
   return {
     listParam: '(select value from json_each(?))',
     list: (values) => JSON.stringify(values),
     joined: (value, orderBy) => `group_concat(${value}, '${SEPARATOR}' order by ${orderBy})`,
-    all<T>(text: string, params: readonly unknown[]) {
-      let stmt = statements.get(text);
-      if (!stmt) {
-        stmt = connection.prepare(text);
-        statements.set(text, stmt);
-      }
-      try {
-        return Promise.resolve(stmt.all(...params) as T[]);
-      } catch (error) {
-        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-      }
-    },
+    all: <T>(text: string, params: readonly unknown[]) => run<T>(statements, text, params, false),
+    arrays: (text, params) => run<unknown[]>(arrayStatements, text, params, true),
   };
 }
 
 /** Named statements: PostgreSQL parses and plans each once per connection. */
 function postgresReader(pool: pg.Pool): SqlReader {
   const named = new Map<string, { name: string; text: string }>();
-  return {
-    listParam: '(select unnest(?::text[]))',
-    list: (values) => values,
-    joined: (value, orderBy) => `string_agg(${value}, '${SEPARATOR}' order by ${orderBy})`,
-    async all<T>(text: string, params: readonly unknown[], options?: { planWithValues?: boolean }) {
-      if (options?.planWithValues) {
-        // An unnamed statement is planned with its values. A named one switches to a generic plan
-        // after five runs, which cannot see that one user owns thousands of rows: it sorted a
-        // heavy patient's 2,500 protocols (13 ms) where the custom plan walks the index (0.1 ms).
-        let n = 0;
-        const result = await pool.query({ text: text.replace(/\?/g, () => `$${++n}`), values: params as unknown[] });
-        return result.rows as T[];
-      }
+  const query = async (
+    text: string,
+    params: readonly unknown[],
+    options: { planWithValues?: boolean } | undefined,
+    arrays: boolean,
+  ): Promise<unknown[]> => {
+    let config: { text: string; values: unknown[]; name?: string };
+    if (options?.planWithValues) {
+      // An unnamed statement is planned with its values. A named one switches to a generic plan
+      // after five runs, which cannot see that one user owns thousands of rows: it sorted a
+      // heavy patient's 2,500 protocols (13 ms) where the custom plan walks the index (0.1 ms).
+      let n = 0;
+      config = { text: text.replace(/\?/g, () => `$${++n}`), values: params as unknown[] };
+    } else {
       let statement = named.get(text);
       if (!statement) {
         let n = 0;
         statement = { name: `r${named.size + 1}`, text: text.replace(/\?/g, () => `$${++n}`) };
         named.set(text, statement);
       }
-      const result = await pool.query({ ...statement, values: params as unknown[] });
-      return result.rows as T[];
-    },
+      config = { ...statement, values: params as unknown[] };
+    }
+    const result = arrays ? await pool.query({ ...config, rowMode: 'array' }) : await pool.query(config);
+    return result.rows;
+  };
+  return {
+    listParam: '(select unnest(?::text[]))',
+    list: (values) => values,
+    joined: (value, orderBy) => `string_agg(${value}, '${SEPARATOR}' order by ${orderBy})`,
+    all: async <T>(text: string, params: readonly unknown[], options?: { planWithValues?: boolean }) =>
+      (await query(text, params, options, false)) as T[],
+    arrays: async (text, params, options) => (await query(text, params, options, true)) as unknown[][],
   };
 }

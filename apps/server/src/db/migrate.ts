@@ -5,6 +5,8 @@ import * as termsSeed from './migrations/2026_11_21_0040_terms_seed.js';
 import * as liveProtocolIndexes from './migrations/2026_11_21_0060_live_protocol_indexes.js';
 import * as dropSupersededProtocolIndexes from './migrations/2026_11_21_0061_drop_superseded_protocol_indexes.js';
 import * as listCoveringIndexes from './migrations/2026_11_22_0070_list_covering_indexes.js';
+import * as revisions from './migrations/2026_11_23_0080_revisions.js';
+import * as protocolDayCounts from './migrations/2026_11_23_0090_protocol_day_counts.js';
 
 /** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
 const MIGRATIONS = {
@@ -13,6 +15,8 @@ const MIGRATIONS = {
   '2026_11_21_0060_live_protocol_indexes': liveProtocolIndexes,
   '2026_11_21_0061_drop_superseded_protocol_indexes': dropSupersededProtocolIndexes,
   '2026_11_22_0070_list_covering_indexes': listCoveringIndexes,
+  '2026_11_23_0080_revisions': revisions,
+  '2026_11_23_0090_protocol_day_counts': protocolDayCounts,
 } as const;
 
 export async function migrateToLatest(handle: DatabaseHandle): Promise<void> {

@@ -348,6 +348,19 @@ export interface SettingTable {
   value: string;
 }
 
+/** Revision numbers of reference data, moved by triggers (`institutions`: institutions and visualizer settings). */
+export interface RevisionTable {
+  name: string;
+  revision: number;
+}
+
+/** Live protocols per list scope ('patient:<id>', 'tag:<id>', 'license:<crm>/<uf>') and day (GMT-3), kept by triggers. */
+export interface ProtocolDayCountTable {
+  scope: string;
+  day: string;
+  n: number;
+}
+
 export interface Database {
   institutions: InstitutionTable;
   visualizerSettings: VisualizerSettingTable;
@@ -374,4 +387,6 @@ export interface Database {
   resultNotifications: ResultNotificationTable;
   smartStatus: SmartStatusTable;
   appSettings: SettingTable;
+  revisions: RevisionTable;
+  protocolDayCounts: ProtocolDayCountTable;
 }

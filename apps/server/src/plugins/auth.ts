@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { ServerMessage } from '@portal/shared/errors';
 import type { AppContext } from '../context.js';
+import { SEPARATOR, type SqlReader } from '../db/database.js';
 import type { SessionRole, SessionTable } from '../db/schema.js';
 import { addMs } from '../lib/clock.js';
 import { AppError, forbidden, unauthorized } from '../lib/errors.js';
@@ -26,7 +27,15 @@ export interface AuthContext {
     licenseNumber: string | null;
     licenseState: string | null;
     institutionId: string | null;
+    /** Physicians and external users: the tags they belong to. */
+    tagIds: string[];
   } | null;
+  /** Guest and share sessions: the protocols they reach. */
+  protocolIds: string[];
+  /** Share sessions: the recipient's e-mail. */
+  sharedWith: string | null;
+  /** The revision of institutions and their visualizer settings when this call began. */
+  settingsRevision: number;
 }
 
 declare module 'fastify' {
@@ -183,22 +192,40 @@ type SessionCheckRow = Omit<SessionTable, 'createdAt'> & {
   licenseNumber: string | null;
   licenseState: string | null;
   accountInstitutionId: string | null;
+  tagIds: string | null;
   shareActive: number | null;
   shareExpiresAt: string | null;
+  shareEmail: string | null;
+  protocolIds: string | null;
   liveProtocol: number | null;
+  settingsRevision: number;
 };
 
-// The session, its account, its share and (guests) whether a protocol of it is still enabled,
-// in one prepared statement: this runs on every authenticated call.
-const SESSION_CHECK = `select s.id, s.role, s.user_id as "userId", s.share_id as "shareId", s.username,
+/**
+ * The session, its account and the account's tags, its share, (guests and shares) its protocols
+ * and whether one of them is still enabled, and the revision of the institutions' settings, in
+ * one prepared statement: this runs on every authenticated call, and a list needs nothing else to
+ * know who is asking.
+ */
+function sessionCheckSql(r: SqlReader): string {
+  return `select s.id, s.role, s.user_id as "userId", s.share_id as "shareId", s.username,
     s.institution_code as "institutionCode", s.app_key as "appKey", s.expires_at as "expiresAt",
     s.revoked_at as "revokedAt", u.id as "accountId", u.disabled as "accountDisabled", u.name as "accountName",
     u.license_number as "licenseNumber", u.license_state as "licenseState", u.institution_id as "accountInstitutionId",
-    sh.active as "shareActive", sh.expires_at as "shareExpiresAt",
+    case when s.role in ('PHYSICIAN', 'EXTERNAL') then (select ${r.joined('tm.tag_id', 'tm.tag_id')}
+      from tag_members tm where tm.user_id = s.user_id) end as "tagIds",
+    sh.active as "shareActive", sh.expires_at as "shareExpiresAt", sh.email as "shareEmail",
+    case when s.role in ('GUEST', 'SHARE') then (select ${r.joined('sp.protocol_id', 'sp.protocol_id')}
+      from session_protocols sp where sp.session_id = s.id) end as "protocolIds",
     case when s.role = 'GUEST' then (select 1 from session_protocols sp join protocols p on p.id = sp.protocol_id
-      where sp.session_id = s.id and p.disabled = 0 limit 1) end as "liveProtocol"
+      where sp.session_id = s.id and p.disabled = 0 limit 1) end as "liveProtocol",
+    (select rv.revision from revisions rv where rv.name = 'institutions') as "settingsRevision"
   from sessions s left join users u on u.id = s.user_id left join shares sh on sh.id = s.share_id
   where s.id = ?`;
+}
+const sessionChecks = new WeakMap<SqlReader, string>();
+
+const splitList = (joined: string | null): string[] => (joined ? joined.split(SEPARATOR) : []);
 
 /**
  * Verifies a session token: signature (HS256 only), issuer, audience, expiry, and the session row
@@ -207,7 +234,13 @@ const SESSION_CHECK = `select s.id, s.role, s.user_id as "userId", s.share_id as
 export async function verifyAccessToken(ctx: AppContext, token: string): Promise<AuthContext> {
   const payload = await verifiedClaims(ctx, token);
   if (!payload.jti) throw unauthorized(ServerMessage.userNotInformedOnJwt);
-  const [session] = await ctx.database.reader.all<SessionCheckRow>(SESSION_CHECK, [payload.jti]);
+  const reader = ctx.database.reader;
+  let text = sessionChecks.get(reader);
+  if (!text) {
+    text = sessionCheckSql(reader);
+    sessionChecks.set(reader, text);
+  }
+  const [session] = await reader.all<SessionCheckRow>(text, [payload.jti]);
   const now = ctx.clock.now().toISOString();
   if (!session) throw unauthorized();
   // The claims must name the session's own subject: a token is never moved to another session.
@@ -237,7 +270,11 @@ export async function verifyAccessToken(ctx: AppContext, token: string): Promise
             licenseNumber: session.licenseNumber,
             licenseState: session.licenseState,
             institutionId: session.accountInstitutionId,
+            tagIds: splitList(session.tagIds),
           },
+    protocolIds: splitList(session.protocolIds),
+    sharedWith: session.role === 'SHARE' ? session.shareEmail : null,
+    settingsRevision: Number(session.settingsRevision),
   };
 }
 

@@ -21,6 +21,9 @@ export const AccountMessage = {
   tagAlreadyExists: 'The tag already exists!',
   tagInUse: 'The tag is in use by protocols.',
   favoriteTagNotYours: 'The group informed is not one of yours.',
+  physicianKeepsOwnData: "A physician's name and license are kept by the physician.",
+  userSharedWithOtherInstitutions:
+    "The user also belongs to other institutions' groups: an administrator changes his name.",
 } as const;
 
 /** `DD/MM/YYYY` as the spec types it; `YYYY-MM-DD` is also taken (the form reloads the record). */
@@ -220,6 +223,8 @@ export const zTagUserBody = z.object({
   name: z.string().trim().min(1).max(200),
   language: zLanguage.nullish(),
 });
+/** PUT on one tag user: an external user's name. */
+export const zTagUserUpdate = z.object({ name: z.string().trim().min(1).max(200) });
 export const zTagUser = z.object({
   id: z.string(),
   name: z.string(),

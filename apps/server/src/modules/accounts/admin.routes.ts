@@ -9,6 +9,7 @@ import {
   zTagBody,
   zTagUser,
   zTagUserBody,
+  zTagUserUpdate,
 } from '@portal/shared/schemas/accounts';
 import { envelope } from '@portal/shared/schemas/common';
 import type { AppContext } from '../../context.js';
@@ -23,14 +24,17 @@ import {
   removeTagUser,
   tagById,
   tagsOf,
+  tagUser,
   tagUsers,
   updateTag,
+  updateTagUser,
 } from './invitations.service.js';
 
 const BASE = '/api/administrationbe';
 const zId = z.string().min(1).max(64);
 const zInstitutionParams = z.object({ id: zId });
 const zTagParams = z.object({ id: zId, tagId: zId });
+const zTagUserParams = zTagParams.extend({ userId: zId });
 
 /** Contract 6: invitations and tags, for admins (any institution) and company users (their own). */
 export default function adminRoutes(ctx: AppContext): FastifyPluginAsync {
@@ -129,11 +133,38 @@ export default function adminRoutes(ctx: AppContext): FastifyPluginAsync {
       },
     );
 
+    app.get(
+      `${BASE}/institution/:id/tags/:tagId/users/:userId`,
+      { ...auth, schema: { params: zTagUserParams, response: { 200: envelope(zTagUser) } } },
+      async (request) => ({
+        data: await tagUser(ctx, requireAuth(request), request.params.id, request.params.tagId, request.params.userId),
+      }),
+    );
+
+    app.put(
+      `${BASE}/institution/:id/tags/:tagId/users/:userId`,
+      {
+        ...auth,
+        schema: { params: zTagUserParams, body: zTagUserUpdate, response: { 200: envelope(zTagUser) } },
+      },
+      async (request) => ({
+        data: await updateTagUser(
+          ctx,
+          request,
+          requireAuth(request),
+          request.params.id,
+          request.params.tagId,
+          request.params.userId,
+          request.body,
+        ),
+      }),
+    );
+
     app.delete(
       `${BASE}/institution/:id/tags/:tagId/users/:userId`,
       {
         ...auth,
-        schema: { params: zTagParams.extend({ userId: zId }), response: { 200: envelope(z.boolean()) } },
+        schema: { params: zTagUserParams, response: { 200: envelope(z.boolean()) } },
       },
       async (request) => {
         await removeTagUser(

@@ -244,4 +244,80 @@ describe('invitations, tags and their users (administration API)', () => {
     const gone = await portal.app.inject({ method: 'DELETE', url: `${base}/tags/${second}`, headers: bearer(admin) });
     expect(gone.statusCode).toBe(200);
   });
+
+  it("reads one member of a tag and corrects an external user's name, never a physician's", async () => {
+    const base = `/api/administrationbe/institution/${institution.id}`;
+    const tagId = (await post(`${base}/tags`, company, { tag: 'Parceiro Nomes' })).json().data.id;
+    const externalId = (
+      await post(`${base}/tags/${tagId}/users`, company, { email: 'nome.errado@lab.test', name: 'Nome Erado' })
+    ).json().data.id;
+    const doctor = await makeUser(portal.ctx, {
+      type: 'PHYSICIAN',
+      email: 'dr.membro@mail.test',
+      name: 'Dra. Membro',
+      licenseNumber: '4321',
+      licenseState: 'SP',
+    });
+    await post(`${base}/tags/${tagId}/users`, company, { email: doctor.email, name: 'Outro Nome' });
+    const put = (userId: string, token: string, payload: Record<string, unknown>) =>
+      portal.app.inject({
+        method: 'PUT',
+        url: `${base}/tags/${tagId}/users/${userId}`,
+        headers: bearer(token),
+        payload,
+      });
+
+    expect((await get(`${base}/tags/${tagId}/users/${externalId}`, company)).json().data).toEqual({
+      id: externalId,
+      name: 'Nome Erado',
+      email: 'nome.errado@lab.test',
+      type: 'EXTERNAL',
+      active: false,
+    });
+    const fixed = await put(externalId, company, { name: '  Nome Certo ' });
+    expect(fixed.statusCode).toBe(200);
+    expect(fixed.json().data).toMatchObject({ id: externalId, name: 'Nome Certo' });
+    expect((await get(`${base}/tags/${tagId}/users/${externalId}`, admin)).json().data.name).toBe('Nome Certo');
+    expect((await put(externalId, company, { name: '' })).statusCode).toBe(400);
+
+    const physician = await put(doctor.id, admin, { name: 'Outro Nome' });
+    expect(physician.statusCode).toBe(409);
+    expect(physician.json().message).toBe("A physician's name and license are kept by the physician.");
+    expect((await get(`${base}/tags/${tagId}/users/${doctor.id}`, company)).json().data.name).toBe('Dra. Membro');
+
+    // Not a member, another institution's tag, and callers without the right.
+    const stranger = await makeUser(portal.ctx, { type: 'EXTERNAL' });
+    expect((await get(`${base}/tags/${tagId}/users/${stranger.id}`, company)).statusCode).toBe(404);
+    expect((await put(stranger.id, company, { name: 'X' })).statusCode).toBe(404);
+    const foreignTag = (
+      await post(`/api/administrationbe/institution/${otherInstitution.id}/tags`, admin, { tag: 'F' })
+    ).json().data.id;
+    const otherBase = `/api/administrationbe/institution/${otherInstitution.id}/tags/${foreignTag}/users/${externalId}`;
+    expect((await get(otherBase, company)).statusCode).toBe(404);
+    expect((await get(`${base}/tags/${tagId}/users/${externalId}`)).statusCode).toBe(401);
+    // Once he also belongs to another institution's tag, only an admin renames him.
+    const sharedTag = (
+      await post(`/api/administrationbe/institution/${otherInstitution.id}/tags`, admin, { tag: 'Compartilhado' })
+    ).json().data.id;
+    await post(`/api/administrationbe/institution/${otherInstitution.id}/tags/${sharedTag}/users`, admin, {
+      email: 'nome.errado@lab.test',
+      name: 'Nome Certo',
+    });
+    const shared = await put(externalId, company, { name: 'Só Nossa Clínica' });
+    expect(shared.statusCode).toBe(409);
+    expect(shared.json().message).toBe(
+      "The user also belongs to other institutions' groups: an administrator changes his name.",
+    );
+    expect((await put(externalId, admin, { name: 'Nome Final' })).json().data.name).toBe('Nome Final');
+
+    const audits = await portal.ctx.db
+      .selectFrom('auditEvents')
+      .select(['event', 'macro'])
+      .where('event', '=', 'TAG_USER_UPDATED')
+      .execute();
+    expect(audits.map((a) => JSON.parse(String(a.macro)).name)).toEqual([
+      { from: 'Nome Erado', to: 'Nome Certo' },
+      { from: 'Nome Certo', to: 'Nome Final' },
+    ]);
+  });
 });

@@ -79,12 +79,34 @@ export async function removeTagMember(db: Db, tagId: string, userId: string): Pr
   return Number(result.numDeletedRows) > 0;
 }
 
-export function listTagMembers(db: Db, tagId: string) {
+function tagMembers(db: Db, tagId: string) {
   return db
     .selectFrom('tagMembers')
     .innerJoin('users', 'users.id', 'tagMembers.userId')
     .select(['users.id', 'users.name', 'users.email', 'users.type', 'users.active'])
-    .where('tagMembers.tagId', '=', tagId)
-    .orderBy('users.name')
+    .where('tagMembers.tagId', '=', tagId);
+}
+
+export function listTagMembers(db: Db, tagId: string) {
+  return tagMembers(db, tagId).orderBy('users.name').execute();
+}
+
+export function findTagMember(db: Db, tagId: string, userId: string) {
+  return tagMembers(db, tagId).where('users.id', '=', userId).executeTakeFirst();
+}
+
+/** The institutions whose tags a user belongs to. */
+export async function memberInstitutionIds(db: Db, userId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('tagMembers')
+    .innerJoin('tags', 'tags.id', 'tagMembers.tagId')
+    .select('tags.institutionId')
+    .distinct()
+    .where('tagMembers.userId', '=', userId)
     .execute();
+  return rows.map((r) => r.institutionId);
+}
+
+export async function renameUser(db: Db, userId: string, name: string, updatedAt: string) {
+  await db.updateTable('users').set({ name, updatedAt }).where('id', '=', userId).execute();
 }

@@ -43,11 +43,11 @@ export async function partnerClinics(ctx: AppContext, auth: AuthContext) {
   return rows.filter((r) => actor.role === 'ADMIN' || r.id === actor.institutionId).map(publicInstitution);
 }
 
-/** GET city/state/{uf}: the municipalities shipped for a federative unit. */
+/** GET city/state/{uf}: IBGE's municipalities of a federative unit, the capital first. */
 export function municipalitiesOf(uf: string) {
   const state = uf.toUpperCase();
   if (!(BRAZILIAN_STATES as readonly string[]).includes(state)) throw notFound();
-  return MUNICIPALITIES[state as BrazilianState].map((name, i) => ({ name, uf: state, capital: i === 0 }));
+  return MUNICIPALITIES[state as BrazilianState].map((m) => ({ ...m, uf: state }));
 }
 
 /** GET user?userName&language: an account by e-mail; company users see their institution's only. */

@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import { setImmediate } from 'node:timers/promises';
 import { ServerMessage } from '@portal/shared/errors';
 import { BATCH_FILE_PREFIX, EXAM_TIME_ZONE_OFFSET_MINUTES, PRINT_MAX_PROTOCOLS } from '@portal/shared/limits';
 import type { FastifyRequest } from 'fastify';
@@ -7,8 +8,15 @@ import { badRequest, forbidden } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudits } from '../../plugins/audit.js';
 import { canBatchPrint, readerKey } from './delivery.policy.js';
-import { institutionsByIds, markRead } from './delivery.repository.js';
-import { auditPatient, auditUser, authoriseProtocols, loadViewer, servedExams } from './delivery.service.js';
+import { markRead } from './delivery.repository.js';
+import {
+  auditPatient,
+  auditUser,
+  authoriseProtocols,
+  institutionsOf,
+  loadViewer,
+  servedExams,
+} from './delivery.service.js';
 import { PdfMerger } from './pdf-merge.js';
 import { type FileAnswer, printableReports, storedFiles } from './resources.service.js';
 import { writeZip, type ZipEntry, zipLength } from './zip-writer.js';
@@ -38,19 +46,20 @@ export async function batchPrint(
   body: { requestIds: string[]; isCompressed: boolean },
   request: FastifyRequest,
 ): Promise<FileAnswer> {
-  const viewer = await loadViewer(ctx, auth);
+  const viewer = loadViewer(auth);
   if (!canBatchPrint(viewer.role)) throw forbidden();
   const ids = [...new Set(body.requestIds)];
   if (ids.length === 0) throw badRequest(ServerMessage.listAtLeastOne);
   if (ids.length > PRINT_MAX_PROTOCOLS) throw badRequest(ServerMessage.listAtMostFifty);
   const protocols = await authoriseProtocols(ctx, viewer, ids);
-  const exams = await servedExams(ctx, protocols);
+  const exams = await servedExams(ctx, viewer, protocols);
   const plan = protocols.map((p) => ({ protocol: p, reports: printableReports(exams.get(p.id) ?? []) }));
 
   const key = readerKey(viewer, protocols[0]!);
   const now = ctx.clock.now();
-  const institutions = await institutionsByIds(
-    ctx.database.reader,
+  const institutions = await institutionsOf(
+    ctx,
+    viewer,
     protocols.map((p) => p.institutionId),
   );
   await ctx.db.transaction().execute(async (trx) => {
@@ -119,8 +128,12 @@ export async function batchPrint(
         name: `${safeSegment(protocol.number)}/${base}.pdf`,
         size: resource.size,
         crc32: resource.crc32,
-        open: () =>
-          resource.size <= ZIP_READ_AHEAD_MAX_FILE ? wholeFiles.next() : ctx.storage.get(resource.storageKey),
+        open: async () => {
+          // Files read ahead are at hand, so a zip would otherwise run from its first entry to its
+          // last without returning to the event loop (merges take turns of their own, PdfMerger).
+          await setImmediate();
+          return resource.size <= ZIP_READ_AHEAD_MAX_FILE ? wholeFiles.next() : ctx.storage.get(resource.storageKey);
+        },
       });
     }
   }

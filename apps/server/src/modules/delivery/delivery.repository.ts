@@ -60,26 +60,6 @@ export function selectList(alias: string, columns: readonly string[]): string {
   return columns.map((c) => `${alias}.${snake(c)} as "${c}"`).join(', ');
 }
 
-/** The session's own protocols (guest and share sessions). */
-export async function sessionProtocolIds(r: SqlReader, sessionId: string): Promise<string[]> {
-  const rows = await r.all<{ protocolId: string }>(
-    'select protocol_id as "protocolId" from session_protocols where session_id = ?',
-    [sessionId],
-  );
-  return rows.map((row) => row.protocolId);
-}
-
-export async function shareRecipient(r: SqlReader, shareId: string): Promise<string | null> {
-  const [row] = await r.all<{ email: string }>('select email from shares where id = ?', [shareId]);
-  return row?.email ?? null;
-}
-
-/** The tags a user belongs to. */
-export async function userTagIds(r: SqlReader, userId: string): Promise<string[]> {
-  const rows = await r.all<{ tagId: string }>('select tag_id as "tagId" from tag_members where user_id = ?', [userId]);
-  return rows.map((row) => row.tagId);
-}
-
 /** The facts the access policy needs about one protocol, or undefined when it does not exist. */
 export async function protocolFacts(
   db: Db,
@@ -116,36 +96,6 @@ export async function protocolsByIds(db: Db, ids: readonly string[]): Promise<Pr
   return db.selectFrom('protocols').select(PROTOCOL_COLUMNS).where('id', 'in', ids).execute();
 }
 
-export async function institutionsByIds(r: SqlReader, ids: readonly string[]): Promise<Map<string, InstitutionRow>> {
-  if (ids.length === 0) return new Map();
-  const where = inList(r, 'id', [...new Set(ids)]);
-  const rows = await r.all<InstitutionRow>(
-    `select id, code, name, token, settings from institutions where ${where.sql}`,
-    where.params,
-  );
-  return new Map(rows.map((row) => [row.id, row]));
-}
-
-/** Visualizer settings keyed by `<institutionId>|<examTypeCode>`. */
-export async function visualizerSettings(
-  r: SqlReader,
-  institutionIds: readonly string[],
-): Promise<Map<string, VisualizerSetting>> {
-  if (institutionIds.length === 0) return new Map();
-  const where = inList(r, 'institution_id', [...new Set(institutionIds)]);
-  const rows = await r.all<{ institutionId: string; examTypeCode: string; hideButton: number; enable: number }>(
-    `select institution_id as "institutionId", exam_type_code as "examTypeCode", hide_button as "hideButton", enable
-       from visualizer_settings where ${where.sql}`,
-    where.params,
-  );
-  return new Map(
-    rows.map((row) => [
-      `${row.institutionId}|${row.examTypeCode}`,
-      { hideButton: row.hideButton === 1, enable: row.enable === 1 },
-    ]),
-  );
-}
-
 /** Every enabled exam of a page of protocols, in one query. */
 export async function enabledExamsOf(db: Db, protocolIds: readonly string[]): Promise<ExamRow[]> {
   if (protocolIds.length === 0) return [];
@@ -171,6 +121,25 @@ export type ListedProtocolRow = ItemProtocolRow & {
   exams: string | null;
 };
 
+/** A list page row from its values, selected as ITEM_PROTOCOL_COLUMNS and then the `exams` column. */
+export function listedRow(v: unknown[]): ListedProtocolRow {
+  return {
+    id: v[0] as string,
+    institutionId: v[1] as string,
+    number: v[2] as string,
+    requestedAt: v[3] as string | null,
+    tagId: v[4] as string | null,
+    patientExternalId: v[5] as string,
+    patientName: v[6] as string,
+    patientBirthDate: v[7] as string,
+    patientGender: v[8] as string,
+    patientEmail: v[9] as string | null,
+    patientPhone: v[10] as string | null,
+    patientUserId: v[11] as string | null,
+    exams: v[12] as string | null,
+  };
+}
+
 /**
  * The `exams` column of a list page over its protocol `p`: every exam fact a list shows, read from
  * the index entries of exams_protocol_list (resource kinds and history results are kept on the
@@ -186,14 +155,13 @@ export function listedExamsColumn(r: SqlReader, readerKey: { sql: string; params
   };
 }
 
-/** The institutions of a page with their visualizer settings, in one statement. */
+/** Some institutions with their visualizer settings by exam type code, in one statement. */
 export async function institutionsWithSettings(
   r: SqlReader,
   ids: readonly string[],
-): Promise<{ institutions: Map<string, InstitutionRow>; settings: Map<string, VisualizerSetting> }> {
-  const institutions = new Map<string, InstitutionRow>();
-  const settings = new Map<string, VisualizerSetting>();
-  if (ids.length === 0) return { institutions, settings };
+): Promise<Map<string, { row: InstitutionRow; visualizer: Map<string, VisualizerSetting> }>> {
+  const out = new Map<string, { row: InstitutionRow; visualizer: Map<string, VisualizerSetting> }>();
+  if (ids.length === 0) return out;
   const where = inList(r, 'i.id', [...new Set(ids)]);
   const rows = await r.all<
     InstitutionRow & { examTypeCode: string | null; hideButton: number | null; enable: number | null }
@@ -205,20 +173,17 @@ export async function institutionsWithSettings(
     where.params,
   );
   for (const row of rows) {
-    if (!institutions.has(row.id)) {
-      institutions.set(row.id, {
-        id: row.id,
-        code: row.code,
-        name: row.name,
-        token: row.token,
-        settings: row.settings,
-      });
+    let entry = out.get(row.id);
+    if (!entry) {
+      const { id, code, name, token, settings } = row;
+      entry = { row: { id, code, name, token, settings }, visualizer: new Map() };
+      out.set(row.id, entry);
     }
     if (row.examTypeCode !== null) {
-      settings.set(`${row.id}|${row.examTypeCode}`, { hideButton: row.hideButton === 1, enable: row.enable === 1 });
+      entry.visualizer.set(row.examTypeCode, { hideButton: row.hideButton === 1, enable: row.enable === 1 });
     }
   }
-  return { institutions, settings };
+  return out;
 }
 
 /** The resources of every enabled exam of some protocols, fetched alongside the exams themselves. */

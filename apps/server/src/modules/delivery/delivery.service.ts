@@ -5,7 +5,6 @@ import type { AppContext } from '../../context.js';
 import { type Db, SEPARATOR } from '../../db/database.js';
 import { forbidden, notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { parseInstitutionSettings } from '../institutions/institution.service.js';
 import {
   canSeeProtocol,
   canUseDelivery,
@@ -21,10 +20,7 @@ import {
   type ExamSummaryRow,
   type ExamRow,
   examsWithAnalytes,
-  type InstitutionRow,
   type ItemProtocolRow,
-  institutionsByIds,
-  institutionsWithSettings,
   FIELD_SEPARATOR,
   type ListedProtocolRow,
   protocolFacts,
@@ -34,50 +30,51 @@ import {
   resourcesOfProtocols,
   type ResourceSummaryRow,
   type ResourceRow,
-  sessionProtocolIds,
-  shareRecipient,
-  userTagIds,
-  visualizerSettings,
 } from './delivery.repository.js';
+import { type DeliveryInstitution, institutionsAt } from './institution-cache.js';
 
 export interface DeliveryViewer extends Viewer {
   name: string;
   institutionId: string | null;
   /** Share sessions: the recipient's e-mail, for the audit trail. */
   sharedWith: string | null;
+  /** The revision of institutions and their settings this call reads (see `institutionsOf`). */
+  settingsRevision: number;
 }
 
 /** The caller as the access rules see it; 403 for roles that have no delivery calls. */
-export async function loadViewer(ctx: AppContext, auth: AuthContext): Promise<DeliveryViewer> {
+export function loadViewer(auth: AuthContext): DeliveryViewer {
   if (!canUseDelivery(auth.role)) throw forbidden();
-  return loadAnyViewer(ctx, auth);
+  return loadAnyViewer(auth);
 }
 
-export async function loadAnyViewer(ctx: AppContext, auth: AuthContext): Promise<DeliveryViewer> {
-  const guestLike = auth.role === 'GUEST' || auth.role === 'SHARE';
-  const tagged = auth.role === 'PHYSICIAN' || auth.role === 'EXTERNAL';
-  const r = ctx.database.reader;
-  // The account came with the session; only tags, a guest's protocols or a share's recipient remain.
+/** The caller as the access rules see it, from what its session statement read (no further reads). */
+export function loadAnyViewer(auth: AuthContext): DeliveryViewer {
   const account = auth.account;
-  const [tagIds, protocolIds, sharedWith] = await Promise.all([
-    tagged && auth.userId ? userTagIds(r, auth.userId) : Promise.resolve([]),
-    guestLike ? sessionProtocolIds(r, auth.sessionId) : Promise.resolve([]),
-    auth.role === 'SHARE' && auth.shareId ? shareRecipient(r, auth.shareId) : Promise.resolve(null),
-  ]);
   return {
     role: auth.role,
     userId: auth.userId,
     sessionId: auth.sessionId,
-    sessionProtocolIds: new Set(protocolIds),
+    sessionProtocolIds: new Set(auth.protocolIds),
     license:
       auth.role === 'PHYSICIAN' && account?.licenseNumber && account.licenseState
         ? { crm: account.licenseNumber, uf: account.licenseState.toUpperCase() }
         : null,
-    tagIds: new Set(tagIds),
+    tagIds: new Set(auth.role === 'PHYSICIAN' || auth.role === 'EXTERNAL' ? (account?.tagIds ?? []) : []),
     name: account?.name ?? auth.username,
     institutionId: account?.institutionId ?? null,
-    sharedWith,
+    sharedWith: auth.sharedWith,
+    settingsRevision: auth.settingsRevision,
   };
+}
+
+/** Institutions with their parsed and visualizer settings, as of the viewer's call. */
+export function institutionsOf(
+  ctx: AppContext,
+  viewer: Pick<DeliveryViewer, 'settingsRevision'>,
+  ids: readonly string[],
+): Promise<Map<string, DeliveryInstitution>> {
+  return institutionsAt(ctx.database.reader, viewer.settingsRevision, ids);
 }
 
 /** Authorises first: the protocol when the viewer may see it, else 404 exactly like a missing one. */
@@ -107,14 +104,16 @@ export type ServedExam = Served;
 /** The exams of some protocols that may be served (enabled, type not switched off), with their resources. */
 export async function servedExams(
   ctx: AppContext,
+  viewer: Pick<DeliveryViewer, 'settingsRevision'>,
   protocols: readonly ProtocolRow[],
 ): Promise<Map<string, ServedExam[]>> {
   const ids = protocols.map((p) => p.id);
-  // Three independent queries at once: one round trip instead of three on PostgreSQL.
-  const [exams, settings, resources] = await Promise.all([
+  // Independent queries at once: one round trip instead of several on PostgreSQL.
+  const [exams, institutions, resources] = await Promise.all([
     enabledExamsOf(ctx.db, ids),
-    visualizerSettings(
-      ctx.database.reader,
+    institutionsOf(
+      ctx,
+      viewer,
       protocols.map((p) => p.institutionId),
     ),
     resourcesOfProtocols(ctx.db, ids),
@@ -128,7 +127,7 @@ export async function servedExams(
   }
   const out = new Map<string, ServedExam[]>(protocols.map((p) => [p.id, []]));
   for (const row of exams) {
-    const setting = settings.get(`${institutionOf.get(row.protocolId)}|${row.type}`);
+    const setting = institutions.get(institutionOf.get(row.protocolId) ?? '')?.visualizer.get(row.type);
     if (!isExamServed({ isEnabled: row.isEnabled === 1 }, setting)) continue;
     out.get(row.protocolId)?.push({ row, setting, resources: byExam.get(row.id) ?? [] });
   }
@@ -190,34 +189,74 @@ function toExam(e: ItemExam<ExamRow, ResourceRow>): Exam {
   };
 }
 
-/** Parsed institution settings by their JSON text: every item of every list needs them. */
-const settingsByText = new Map<string, ReturnType<typeof parseInstitutionSettings>>();
-function institutionSettings(json: string | undefined) {
-  const text = json ?? '{}';
-  let settings = settingsByText.get(text);
-  if (!settings) {
-    settings = parseInstitutionSettings(text);
-    if (settingsByText.size >= 1000) settingsByText.clear();
-    settingsByText.set(text, settings);
-  }
-  return settings;
+/** What a protocol item says of its served exams. */
+interface ExamsSummary {
+  ids: string[];
+  allRead: boolean;
+  /** Exams with a report the viewer may open. */
+  reports: number;
+  /** Whether an exam has an image the viewer may open. */
+  image: boolean;
+  rectification: boolean;
+  analytes: boolean;
 }
 
-/** One spec 3 protocol item from its row, institution and served exams. */
-function protocolItem<
+/** The summary of exams known in full (details). */
+function summarise<
   E extends Pick<ExamSummaryRow, 'id' | 'rectificationStatus'>,
   R extends { id: string; type: string },
->(
+>(exams: ItemExam<E, R>[]): ExamsSummary {
+  const visible = exams.map((e) => visibleResources(e));
+  return {
+    ids: exams.map((e) => e.row.id),
+    allRead: exams.length > 0 && exams.every((e) => e.read),
+    reports: visible.filter((v) => v.report !== undefined).length,
+    image: visible.some((v) => v.image !== undefined),
+    rectification: exams.some((e) => e.row.rectificationStatus !== null),
+    analytes: exams.some((e) => e.hasAnalytes),
+  };
+}
+
+/**
+ * The summary of a list row's exams (`listedExamsColumn`: per exam its id, type, rectification
+ * and flags) under the institution's visualizer settings, by the same rules as `visibleResources`.
+ */
+function summariseListed(listed: string | null, visualizer: ReadonlyMap<string, VisualizerSetting> | undefined) {
+  const summary: ExamsSummary = {
+    ids: [],
+    allRead: true,
+    reports: 0,
+    image: false,
+    rectification: false,
+    analytes: false,
+  };
+  for (const exam of listed ? listed.split(SEPARATOR) : []) {
+    const [id = '', type = '', rectification = '', flagText = '0'] = exam.split(FIELD_SEPARATOR);
+    const setting = visualizer?.get(type);
+    if (!isExamServed({ isEnabled: true }, setting)) continue;
+    const flag = Number(flagText);
+    summary.ids.push(id);
+    if (rectification) summary.rectification = true;
+    // 1: a report (withheld while awaiting rectification), 2: an image (hidden by the setting),
+    // 4: history results, 8: read by this viewer.
+    if (flag & 1 && !isReportWithheld({ rectificationStatus: rectification })) summary.reports++;
+    if (flag & 2 && !setting?.hideButton) summary.image = true;
+    if (flag & 4) summary.analytes = true;
+    if (!(flag & 8)) summary.allRead = false;
+  }
+  if (summary.ids.length === 0) summary.allRead = false;
+  return summary;
+}
+
+/** One spec 3 protocol item from its row, institution and the summary of its served exams. */
+function protocolItem(
   viewer: Viewer,
   p: ItemProtocolRow,
-  institution: Pick<InstitutionRow, 'name' | 'token' | 'settings'> | undefined,
-  exams: ItemExam<E, R>[],
-  options: { external?: boolean; details?: (exams: ItemExam<E, R>[]) => Exam[] },
+  institution: Pick<DeliveryInstitution, 'name' | 'token' | 'settings'> | undefined,
+  exams: ExamsSummary,
+  options: { external?: boolean; details?: Exam[] },
 ): ProtocolItem {
-  const visible = exams.map((e) => visibleResources(e));
-  const allRead = exams.length > 0 && exams.every((e) => e.read);
-  const reports = visible.filter((v) => v.report !== undefined).length;
-  const settings = institutionSettings(institution?.settings);
+  const settings = institution?.settings;
   return {
     requestId: p.id,
     number: p.number,
@@ -232,22 +271,19 @@ function protocolItem<
       email: p.patientEmail,
       phone: p.patientPhone,
     },
-    hasAtLeastOneRectification: exams.some((e) => e.row.rectificationStatus !== null),
-    hasExamStatusVisualizer: settings.hasExamStatusVisualizer,
+    hasAtLeastOneRectification: exams.rectification,
+    hasExamStatusVisualizer: settings?.hasExamStatusVisualizer ?? false,
     hasPatientUser: p.patientUserId !== null,
-    hasImageResolved: visible.some((v) => v.image !== undefined),
-    showAllButton: reports > 1,
-    showHistoricButton: showsHistoricButton(
-      viewer.role,
-      exams.some((e) => e.hasAnalytes),
-    ),
-    protocolRead: allRead,
-    allExamsRead: allRead,
+    hasImageResolved: exams.image,
+    showAllButton: exams.reports > 1,
+    showHistoricButton: showsHistoricButton(viewer.role, exams.analytes),
+    protocolRead: exams.allRead,
+    allExamsRead: exams.allRead,
     tagID: p.tagId,
     hasTag: p.tagId !== null,
     institutionId: p.institutionId,
-    examsIds: exams.map((e) => e.row.id),
-    ...(options.details ? { exams: options.details(exams), institutionNotice: settings.protocolNotice } : {}),
+    examsIds: exams.ids,
+    ...(options.details ? { exams: options.details, institutionNotice: settings?.protocolNotice ?? null } : {}),
     ...(options.external
       ? {
           institutionToken: institution?.token ?? '',
@@ -261,39 +297,22 @@ function protocolItem<
 
 /**
  * The spec 3 protocol items of a list page: the page's rows carry their exams (`listedExamsColumn`);
- * one more statement reads the page's institutions and their visualizer settings.
+ * institutions and their visualizer settings come from memory (`institutionsOf`).
  */
 export async function buildListItems(
   ctx: AppContext,
-  viewer: Viewer,
+  viewer: DeliveryViewer,
   protocols: readonly ListedProtocolRow[],
   options: { external?: boolean },
 ): Promise<ProtocolItem[]> {
-  const { institutions, settings } = await institutionsWithSettings(
-    ctx.database.reader,
+  const institutions = await institutionsOf(
+    ctx,
+    viewer,
     protocols.map((p) => p.institutionId),
   );
-  type ListExam = ItemExam<Pick<ExamSummaryRow, 'id' | 'rectificationStatus'>, { id: string; type: string }>;
   return protocols.map((p) => {
-    const exams: ListExam[] = [];
-    for (const exam of p.exams ? p.exams.split(SEPARATOR) : []) {
-      const [id = '', type = '', rectification = '', flagText = '0'] = exam.split(FIELD_SEPARATOR);
-      const setting = settings.size > 0 ? settings.get(`${p.institutionId}|${type}`) : undefined;
-      if (!isExamServed({ isEnabled: true }, setting)) continue;
-      const flag = Number(flagText);
-      exams.push({
-        row: { id, rectificationStatus: rectification || null },
-        // Lists tell only whether a report and an image exist: their identifiers stay in the details.
-        resources: [
-          ...(flag & 1 ? [{ id: '', type: 'REPORT' }] : []),
-          ...(flag & 2 ? [{ id: '', type: 'IMAGE' }] : []),
-        ],
-        hideButton: setting?.hideButton ?? false,
-        hasAnalytes: (flag & 4) !== 0,
-        read: (flag & 8) !== 0,
-      });
-    }
-    return protocolItem(viewer, p, institutions.get(p.institutionId), exams, options);
+    const institution = institutions.get(p.institutionId);
+    return protocolItem(viewer, p, institution, summariseListed(p.exams, institution?.visualizer), options);
   });
 }
 
@@ -304,18 +323,18 @@ export async function buildListItems(
  */
 export async function buildProtocolItems(
   ctx: AppContext,
-  viewer: Viewer,
+  viewer: DeliveryViewer,
   protocols: readonly ProtocolRow[],
   options: { external?: boolean } = {},
 ): Promise<ProtocolItem[]> {
   const r = ctx.database.reader;
-  const [examsByProtocol, institutions] = await Promise.all([
-    servedExams(ctx, protocols),
-    institutionsByIds(
-      r,
-      protocols.map((p) => p.institutionId),
-    ),
-  ]);
+  const examsByProtocol = await servedExams(ctx, viewer, protocols);
+  // Read into memory by servedExams already.
+  const institutions = await institutionsOf(
+    ctx,
+    viewer,
+    protocols.map((p) => p.institutionId),
+  );
   const examIds = [...examsByProtocol.values()].flat().map((e) => e.row.id);
   const keys = protocols.map((p) => readerKey(viewer, p)).filter((k): k is string => k !== null);
   const [reads, analytes] = await Promise.all([
@@ -331,9 +350,9 @@ export async function buildProtocolItems(
       read: key !== null && reads.has(`${key}|${e.row.id}`),
       hasAnalytes: analytes.has(e.row.id),
     }));
-    return protocolItem(viewer, p, institutions.get(p.institutionId), exams, {
+    return protocolItem(viewer, p, institutions.get(p.institutionId), summarise(exams), {
       external: options.external,
-      details: (list) => list.map((e) => toExam(e)),
+      details: exams.map((e) => toExam(e)),
     });
   });
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_RANGE, EXAM_TIME_ZONE_OFFSET_MINUTES } from '@portal/shared/limits';
+import { DEFAULT_RANGE } from '@portal/shared/limits';
 import { formatBrDate } from '@portal/shared/validation';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
@@ -6,10 +6,9 @@ import { forbidden } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
 import { canViewHistory, isExamServed } from './delivery.policy.js';
-import { visualizerSettings } from './delivery.repository.js';
-import { auditUser, loadViewer } from './delivery.service.js';
+import { auditUser, institutionsOf, loadViewer } from './delivery.service.js';
 import { type HistoryPoint, historyPoints } from './history.repository.js';
-import { dayEnd, dayStart } from './protocol-list.service.js';
+import { dayEnd, dayOf, dayStart } from './days.js';
 
 interface Range {
   initialDate?: string;
@@ -46,16 +45,19 @@ function parseExamTypeId(id: string): { institutionId: string; type: string; des
 }
 
 async function patientPoints(ctx: AppContext, auth: AuthContext, q: Range, only?: Parameters<typeof historyPoints>[3]) {
-  const viewer = await loadViewer(ctx, auth);
+  const viewer = loadViewer(auth);
   if (!canViewHistory(viewer.role) || !viewer.userId) throw forbidden();
   const points = await historyPoints(ctx.db, viewer.userId, rangeOf(ctx, q), only);
-  const settings = await visualizerSettings(
-    ctx.database.reader,
+  const institutions = await institutionsOf(
+    ctx,
+    viewer,
     points.map((p) => p.institutionId),
   );
   return {
     viewer,
-    points: points.filter((p) => isExamServed({ isEnabled: true }, settings.get(`${p.institutionId}|${p.type}`))),
+    points: points.filter((p) =>
+      isExamServed({ isEnabled: true }, institutions.get(p.institutionId)?.visualizer.get(p.type)),
+    ),
   };
 }
 
@@ -75,16 +77,11 @@ export async function examTypesInRange(ctx: AppContext, auth: AuthContext, q: Ra
 export async function attributesOf(ctx: AppContext, auth: AuthContext, q: Range & { examTypeInstitutionId: string }) {
   const only = parseExamTypeId(q.examTypeInstitutionId);
   if (!only) {
-    if (!canViewHistory((await loadViewer(ctx, auth)).role)) throw forbidden();
+    if (!canViewHistory(loadViewer(auth).role)) throw forbidden();
     return [];
   }
   const { points } = await patientPoints(ctx, auth, q, only);
   return uniqueById(points.map((p) => ({ id: p.code, name: p.name })));
-}
-
-/** The day of a result as the patient reads it (GMT-3), `YYYY-MM-DD`. */
-function localDay(iso: string): string {
-  return new Date(Date.parse(iso) + EXAM_TIME_ZONE_OFFSET_MINUTES * 60_000).toISOString().slice(0, 10);
 }
 
 function referenceOf(p: HistoryPoint): string {
@@ -105,11 +102,11 @@ export async function historyOf(
   const only = parseExamTypeId(q.examTypeInstitutionId);
   const { viewer, points } = only
     ? await patientPoints(ctx, auth, q, { ...only, code: q.attributeId })
-    : { viewer: await loadViewer(ctx, auth), points: [] as HistoryPoint[] };
+    : { viewer: loadViewer(auth), points: [] as HistoryPoint[] };
   if (!canViewHistory(viewer.role)) throw forbidden();
   // One value per day: the latest result of that day wins.
   const byDay = new Map<string, HistoryPoint>();
-  for (const p of [...points].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))) byDay.set(localDay(p.at), p);
+  for (const p of [...points].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))) byDay.set(dayOf(p.at), p);
   const days = [...byDay.keys()].sort();
   const chosen = days.map((d) => byDay.get(d)!);
   const first = chosen[0];

@@ -129,6 +129,33 @@ describe('PDF merger', () => {
     expect((await PDFDocument.load(Buffer.concat(chunks))).getPageCount()).toBe(2);
   });
 
+  it('keeps nothing of a fast copy that gave up halfway: the page is in the file once', async () => {
+    const good = handmadePdf(
+      {
+        1: '<< /Type /Catalog /Pages 2 0 R >>',
+        2: '<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 200 300] >>',
+        3: '<< /Type /Page /Parent 2 0 R /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+        4: content('only once'),
+        5: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+        6: '<< /Producer (last object) >>',
+      },
+      1,
+      '/Info 6 0 R ',
+    );
+    // The table sends the last object three bytes off: the fast copy finds out after copying the
+    // page's content, and the document is read again by the fallback.
+    const text = good.toString('latin1');
+    const real = text.indexOf('6 0 obj');
+    const damaged = Buffer.from(
+      text.replace(`${String(real).padStart(10, '0')} 00000 n`, `${String(real + 3).padStart(10, '0')} 00000 n`),
+      'latin1',
+    );
+    const merged = await merge({ bytes: damaged, title: 'Um' }, { bytes: await pdfBytes('dois', 1), title: 'Dois' });
+    expect(qpdfCheck(merged)).toContain('No syntax or stream encoding errors found');
+    expect((await PDFDocument.load(merged)).getPageCount()).toBe(2);
+    expect(merged.toString('latin1').split('(only once) Tj')).toHaveLength(2);
+  });
+
   it('writes a valid empty document when there is nothing to merge', async () => {
     const merged = await merge();
     expect(qpdfCheck(merged)).toContain('No syntax or stream encoding errors found');

@@ -1,3 +1,5 @@
+import { setImmediate } from 'node:timers/promises';
+import pLimit from 'p-limit';
 import { PDFDocument } from 'pdf-lib';
 import { type PdfNode, PdfSyntaxError, parseValue, pdfTextString, rewriteRefs, skipWs } from './pdf-syntax.js';
 
@@ -101,10 +103,19 @@ async function normalise(bytes: Uint8Array): Promise<Buffer> {
 }
 
 /**
+ * Merging is the part of a print that keeps the processor busy. However many merges are open, at
+ * most two documents are merged at a time in a server process, each starting in a turn of the
+ * event loop of its own, so other users' calls are answered between them instead of waiting
+ * behind whole merges.
+ */
+const documentTurns = pLimit(2);
+
+/**
  * Merges PDFs into one by copying each source object's bytes with renumbered ids: no object is
  * decoded, so a report costs about what reading it does. Sources with cross-reference streams,
- * object streams or encryption are first re-saved by pdf-lib. Output goes to `sink` object by
- * object; only one source file is held in memory at a time.
+ * object streams or encryption are first re-saved by pdf-lib. A document's output is gathered
+ * while it is merged and goes to `sink` after its turn, so a slow reader never holds a turn; only
+ * one source file and its output are held in memory at a time.
  */
 export class PdfMerger {
   private offset = 0;
@@ -119,18 +130,28 @@ export class PdfMerger {
 
   constructor(private readonly sink: ByteSink) {}
 
-  private async write(chunk: Uint8Array): Promise<void> {
+  private buffered: Uint8Array[] = [];
+
+  private write(chunk: Uint8Array): void {
     this.offset += chunk.length;
-    await this.sink(chunk);
+    this.buffered.push(chunk);
   }
 
-  private async writeObject(id: number, parts: Uint8Array[]): Promise<void> {
+  private writeObject(id: number, parts: Uint8Array[]): void {
     this.xref[id] = this.offset;
-    for (const p of parts) await this.write(p);
+    for (const p of parts) this.write(p);
+  }
+
+  /** Hands the gathered output to the sink, waiting for it as it asks. */
+  private async drain(): Promise<void> {
+    const chunks = this.buffered;
+    this.buffered = [];
+    for (const chunk of chunks) await this.sink(chunk);
   }
 
   async begin(): Promise<void> {
-    await this.write(Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1'));
+    this.write(Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1'));
+    await this.drain();
   }
 
   /** The next page added starts a bookmark with this title. */
@@ -147,12 +168,27 @@ export class PdfMerger {
    * nor pdf-lib can read it: one damaged report must not cost the reader the others.
    */
   async addDocument(bytes: Buffer): Promise<boolean> {
+    const added = await documentTurns(async () => {
+      await setImmediate();
+      return this.append(bytes);
+    });
+    await this.drain();
+    return added;
+  }
+
+  private async append(bytes: Buffer): Promise<boolean> {
+    const mark = { offset: this.offset, nextId: this.nextId, buffered: this.buffered.length };
     try {
-      await this.copy(bytes);
+      this.copy(bytes);
       return true;
     } catch (error) {
       // Only a source we cannot parse goes to pdf-lib; a failing output is the caller's problem.
       if (!(error instanceof PdfSyntaxError)) throw error;
+      // What the fast copy wrote before it gave up is taken back: no orphan objects in the file.
+      this.offset = mark.offset;
+      this.nextId = mark.nextId;
+      this.xref.length = Math.min(this.xref.length, mark.nextId);
+      this.buffered.length = mark.buffered;
     }
     let normalised: Buffer;
     try {
@@ -160,11 +196,12 @@ export class PdfMerger {
     } catch {
       return false;
     }
-    await this.copy(normalised);
+    // pdf-lib's own output is always readable by the fast copy; if it ever is not, the merge fails.
+    this.copy(normalised);
     return true;
   }
 
-  private async copy(bytes: Buffer): Promise<void> {
+  private copy(bytes: Buffer): void {
     const s = bytes.toString('latin1');
     const { offsets, trailer } = parseClassicXref(s);
     const root = trailer.get('Root');
@@ -243,7 +280,7 @@ export class PdfMerger {
         parts.push(bytes.subarray(after, endObj));
       }
       parts.push(Buffer.from('endobj\n', 'latin1'));
-      await this.writeObject(id, parts);
+      this.writeObject(id, parts);
     }
     // Pages are listed in tree order, not file order; a bookmark points at the first of them.
     const docPages = leaves.map((l) => ids.get(l.num)).filter((id): id is number => id !== undefined);
@@ -257,7 +294,7 @@ export class PdfMerger {
   /** Writes the page tree, outline, catalog, cross-reference table and trailer. */
   async finish(): Promise<void> {
     const enc = (t: string) => Buffer.from(t, 'latin1');
-    await this.writeObject(PdfMerger.PAGES_ID, [
+    this.writeObject(PdfMerger.PAGES_ID, [
       enc(
         `${PdfMerger.PAGES_ID} 0 obj\n<</Type /Pages /Count ${this.pages.length} /Kids [${this.pages
           .map((p) => `${p} 0 R`)
@@ -269,7 +306,7 @@ export class PdfMerger {
       const id = itemIds[i]!;
       const prev = i > 0 ? `/Prev ${itemIds[i - 1]} 0 R ` : '';
       const next = i < itemIds.length - 1 ? `/Next ${itemIds[i + 1]} 0 R ` : '';
-      await this.writeObject(id, [
+      this.writeObject(id, [
         enc(
           `${id} 0 obj\n<</Title ${pdfTextString(mark.title)} /Parent ${PdfMerger.OUTLINES_ID} 0 R ${prev}${next}/Dest [${mark.page} 0 R /Fit]>>\nendobj\n`,
         ),
@@ -277,10 +314,10 @@ export class PdfMerger {
     }
     const outline =
       itemIds.length > 0 ? `/First ${itemIds[0]} 0 R /Last ${itemIds.at(-1)} 0 R /Count ${itemIds.length}` : '/Count 0';
-    await this.writeObject(PdfMerger.OUTLINES_ID, [
+    this.writeObject(PdfMerger.OUTLINES_ID, [
       enc(`${PdfMerger.OUTLINES_ID} 0 obj\n<</Type /Outlines ${outline}>>\nendobj\n`),
     ]);
-    await this.writeObject(PdfMerger.CATALOG_ID, [
+    this.writeObject(PdfMerger.CATALOG_ID, [
       enc(
         `${PdfMerger.CATALOG_ID} 0 obj\n<</Type /Catalog /Pages ${PdfMerger.PAGES_ID} 0 R /Outlines ${PdfMerger.OUTLINES_ID} 0 R${
           itemIds.length > 0 ? ' /PageMode /UseOutlines' : ''
@@ -295,6 +332,7 @@ export class PdfMerger {
       table += off === undefined ? '0000000000 65535 f\r\n' : `${String(off).padStart(10, '0')} 00000 n\r\n`;
     }
     table += `trailer\n<</Size ${size} /Root ${PdfMerger.CATALOG_ID} 0 R>>\nstartxref\n${xrefAt}\n%%EOF\n`;
-    await this.write(enc(table));
+    this.write(enc(table));
+    await this.drain();
   }
 }

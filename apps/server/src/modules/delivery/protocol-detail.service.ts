@@ -4,8 +4,14 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
-import { institutionsByIds } from './delivery.repository.js';
-import { auditPatient, auditUser, authoriseProtocol, buildProtocolItems, loadViewer } from './delivery.service.js';
+import {
+  auditPatient,
+  auditUser,
+  authoriseProtocol,
+  buildProtocolItems,
+  institutionsOf,
+  loadViewer,
+} from './delivery.service.js';
 
 /** One protocol with its exams (spec 2.8); the open is traced as VIEW_PROTOCOL. */
 export async function protocolDetail(
@@ -14,14 +20,12 @@ export async function protocolDetail(
   protocolId: string | undefined,
   request: FastifyRequest,
 ): Promise<ProtocolItem> {
-  const viewer = await loadViewer(ctx, auth);
+  const viewer = loadViewer(auth);
   if (!protocolId) throw notFound();
   const protocol = await authoriseProtocol(ctx, viewer, protocolId);
   const [item] = await buildProtocolItems(ctx, viewer, [protocol], { external: viewer.role === 'EXTERNAL' });
   if (!item) throw notFound();
-  const institution = (await institutionsByIds(ctx.database.reader, [protocol.institutionId])).get(
-    protocol.institutionId,
-  );
+  const institution = (await institutionsOf(ctx, viewer, [protocol.institutionId])).get(protocol.institutionId);
   await recordAudit(
     ctx,
     {

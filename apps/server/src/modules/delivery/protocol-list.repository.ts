@@ -1,6 +1,13 @@
-import type { SqlReader } from '../../db/database.js';
+import { inList, type SqlReader } from '../../db/database.js';
+import { dayOf, dayStart, nextDay } from './days.js';
 import type { Viewer } from './delivery.policy.js';
-import { ITEM_PROTOCOL_COLUMNS, listedExamsColumn, type ListedProtocolRow, selectList } from './delivery.repository.js';
+import {
+  ITEM_PROTOCOL_COLUMNS,
+  listedExamsColumn,
+  listedRow,
+  type ListedProtocolRow,
+  selectList,
+} from './delivery.repository.js';
 
 export interface ListFilter {
   /** Inclusive lower bound on sortAt (ISO). */
@@ -93,6 +100,11 @@ function walksRequesters(viewer: Viewer): boolean {
   return viewer.role === 'PHYSICIAN' && viewer.license !== null && viewer.tagIds.size === 0;
 }
 
+/** Guest and share sessions reach a few protocols of their own, whatever the size of the clinic. */
+function boundedReach(viewer: Viewer): boolean {
+  return viewer.role === 'GUEST' || viewer.role === 'SHARE';
+}
+
 /** The viewer's read-state key as SQL (guests read as the protocol's patient). */
 function viewerKey(viewer: Viewer): Clause {
   if (viewer.role === 'GUEST') return { sql: `coalesce(p.patient_user_id, 'protocol:' || p.id)`, params: [] };
@@ -135,6 +147,69 @@ const ORDER: Record<ListFilter['orderBy'], string> = {
 };
 
 /**
+ * The list scopes whose per-day counts (protocol_day_counts) add up to this list's total: the
+ * patient's, the tags' of an external user, the license of a physician reached by it alone; null
+ * when the list must count its rows (other filters, several kinds of reach, guests).
+ */
+function countedScopes(viewer: Viewer, filter: ListFilter): string[] | null {
+  if (filter.search || filter.read || filter.institutionCode || filter.birthDate) return null;
+  switch (viewer.role) {
+    case 'PATIENT':
+      return viewer.userId && !filter.tagId ? [`patient:${viewer.userId}`] : null;
+    case 'EXTERNAL': {
+      const tags = [...viewer.tagIds].filter((t) => !filter.tagId || t === filter.tagId);
+      return tags.length > 0 ? tags.map((t) => `tag:${t}`) : null;
+    }
+    case 'PHYSICIAN':
+      return walksRequesters(viewer) && !filter.tagId ? [`license:${viewer.license!.crm}/${viewer.license!.uf}`] : null;
+    default:
+      return null;
+  }
+}
+
+const TWO_DAYS_MS = 2 * 24 * 3600_000;
+
+/**
+ * The exact total of a list as one statement: the per-day counts of its whole days, plus the rows
+ * of a day the range starts or ends inside (the default ranges run from this very moment), so a
+ * range of any length reads at most one count per day and one day of rows at each end.
+ */
+function totalStatement(
+  r: SqlReader,
+  viewer: Viewer,
+  filter: ListFilter,
+  from: string,
+): Clause & { planWithValues: boolean } {
+  const rows = (range: ListFilter): Clause => {
+    const where = conditions(r, viewer, range);
+    return { sql: `(select count(*) from ${from} where ${where.sql})`, params: where.params };
+  };
+  const scopes = countedScopes(viewer, filter);
+  const short = filter.from && filter.to && Date.parse(filter.to) - Date.parse(filter.from) < TWO_DAYS_MS;
+  if (!scopes || short) return { ...rows(filter), planWithValues: !boundedReach(viewer) };
+  const parts: Clause[] = [];
+  const days = inList(r, 'c.scope', scopes);
+  if (filter.from) {
+    const first = dayOf(filter.from);
+    const firstWhole = dayStart(first) === filter.from ? first : nextDay(first);
+    days.sql += ' and c.day >= ?';
+    days.params.push(firstWhole);
+    if (firstWhole !== first) parts.push(rows({ ...filter, to: dayStart(firstWhole) }));
+  }
+  if (filter.to) {
+    const last = dayOf(filter.to);
+    days.sql += ' and c.day < ?';
+    days.params.push(last);
+    if (dayStart(last) !== filter.to) parts.push(rows({ ...filter, from: dayStart(last) }));
+  }
+  parts.unshift({
+    sql: `(select coalesce(sum(c.n), 0) from protocol_day_counts c where ${days.sql})`,
+    params: days.params,
+  });
+  return { sql: parts.map((c) => c.sql).join(' + '), params: parts.flatMap((c) => c.params), planWithValues: false };
+}
+
+/**
  * One page of a viewer's protocols with their exams, and the exact total: one statement for the
  * page, and a count only when the page cannot tell the total by itself.
  */
@@ -155,17 +230,24 @@ export async function listProtocols(
     requesters && filter.orderBy === 'date' ? 'pr.sort_at desc, pr.protocol_id desc' : ORDER[filter.orderBy];
   // The page brings its exams along: one statement instead of a second one over the page's ids.
   const exams = listedExamsColumn(r, viewerKey(viewer));
-  const rows = await r.all<ListedProtocolRow>(
+  // Rows come as arrays (one object literal each is cheaper than the driver's objects).
+  const values = await r.arrays(
     `select ${PAGE_SELECT}, ${exams.sql} from ${from} where ${where.sql} order by ${order} limit ? offset ?`,
     [...exams.params, ...where.params, filter.limit, filter.offset],
-    { planWithValues: true },
+    // A guest's or share's page ranges over its own few protocols: one plan serves every call. Other
+    // pages are planned for their values: a shared plan may sort a heavy user's whole range.
+    { planWithValues: !boundedReach(viewer) },
   );
+  const rows = values.map(listedRow);
   // A page that is not full tells the total by itself; counting is for full or empty later pages.
   if ((rows.length > 0 || filter.offset === 0) && rows.length < filter.limit) {
     return { rows, total: filter.offset + rows.length };
   }
-  const [count] = await r.all<{ n: number }>(`select count(*) as "n" from ${from} where ${where.sql}`, where.params, {
-    planWithValues: true,
+  const total = totalStatement(r, viewer, filter, from);
+  // A counted total reads a row per day and at most a day of protocols at each end: one plan
+  // serves every call. Counting rows is planned for its values.
+  const [count] = await r.all<{ n: number }>(`select ${total.sql} as "n"`, total.params, {
+    planWithValues: total.planWithValues,
   });
   return { rows, total: Number(count?.n ?? 0) };
 }

@@ -1,8 +1,9 @@
-import { DEFAULT_RANGE, EXAM_TIME_ZONE_OFFSET_MINUTES, PAGE_SIZE, PAGE_SIZE_MAX } from '@portal/shared/limits';
+import { DEFAULT_RANGE, PAGE_SIZE, PAGE_SIZE_MAX } from '@portal/shared/limits';
 import type { ProtocolItem, ProtocolListQuery } from '@portal/shared/schemas/delivery';
 import type { AppContext } from '../../context.js';
 import { forbidden } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
+import { dayEnd, dayStart } from './days.js';
 import { buildListItems, loadViewer } from './delivery.service.js';
 import { listProtocols, type ListFilter } from './protocol-list.repository.js';
 
@@ -13,15 +14,6 @@ export interface Paged<T> {
   total: number;
   page: number;
   size: number;
-}
-
-/** A calendar day typed in Brazil starts at 00:00 GMT-3 (spec 9). */
-export function dayStart(isoDate: string): string {
-  const t = Date.parse(`${isoDate}T00:00:00.000Z`) - EXAM_TIME_ZONE_OFFSET_MINUTES * 60_000;
-  return new Date(t).toISOString();
-}
-export function dayEnd(isoDate: string): string {
-  return new Date(Date.parse(dayStart(isoDate)) + 24 * 3600_000).toISOString();
 }
 
 /** Lower-case and accent-free, the way patient names are stored for search. */
@@ -68,7 +60,7 @@ export async function listForViewer(
   kind: ListKind,
   query: ProtocolListQuery,
 ): Promise<Paged<ProtocolItem>> {
-  const viewer = await loadViewer(ctx, auth);
+  const viewer = loadViewer(auth);
   if (!ROLES_OF[kind].includes(viewer.role)) throw forbidden();
   const guest = viewer.role === 'GUEST' || viewer.role === 'SHARE';
   const defaults =
@@ -105,7 +97,7 @@ export async function topForPatient(
   total: number,
   institutionCode: string | undefined,
 ): Promise<Paged<ProtocolItem>> {
-  const viewer = await loadViewer(ctx, auth);
+  const viewer = loadViewer(auth);
   if (viewer.role !== 'PATIENT') throw forbidden();
   const { rows } = await listProtocols(ctx.database.reader, viewer, {
     orderBy: 'date',

@@ -9,18 +9,13 @@ import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
 import type { ByteRange } from '../../plugins/storage.js';
 import { isReportWithheld, readerKey } from './delivery.policy.js';
-import {
-  institutionsByIds,
-  markRead,
-  resourceWithExam,
-  type ProtocolRow,
-  type ResourceRow,
-} from './delivery.repository.js';
+import { markRead, resourceWithExam, type ProtocolRow, type ResourceRow } from './delivery.repository.js';
 import {
   auditPatient,
   auditUser,
   authoriseProtocol,
   type DeliveryViewer,
+  institutionsOf,
   loadViewer,
   type ServedExam,
   servedExams,
@@ -82,7 +77,7 @@ async function authoriseResource(ctx: AppContext, viewer: DeliveryViewer, resour
   const found = await resourceWithExam(ctx.db, resourceId);
   if (!found || !TYPES_OF[kind].includes(found.resource.type)) throw notFound();
   const protocol = await authoriseProtocol(ctx, viewer, found.exam.protocolId);
-  const served = (await servedExams(ctx, [protocol])).get(protocol.id) ?? [];
+  const served = (await servedExams(ctx, viewer, [protocol])).get(protocol.id) ?? [];
   const exam = served.find((e) => e.row.id === found.exam.id);
   if (!exam) throw notFound();
   if (kind === 'image' && exam.setting?.hideButton) throw notFound();
@@ -99,9 +94,7 @@ async function audit(
   event: string,
   resources: ResourceRow[],
 ) {
-  const institution = (await institutionsByIds(ctx.database.reader, [protocol.institutionId])).get(
-    protocol.institutionId,
-  );
+  const institution = (await institutionsOf(ctx, viewer, [protocol.institutionId])).get(protocol.institutionId);
   await recordAudit(
     ctx,
     {
@@ -161,7 +154,7 @@ export async function openResource(
   query: { resourceId: string; showAll?: boolean; request?: string },
   request: FastifyRequest,
 ): Promise<FileAnswer> {
-  const viewer = await loadViewer(ctx, auth);
+  const viewer = loadViewer(auth);
   const { protocol, exam, resource } = await authoriseResource(ctx, viewer, query.resourceId, kind);
   // A request naming another protocol than the resource's is a probe, not a mistake worth serving.
   if (query.request && query.request !== protocol.id) throw notFound();
@@ -217,7 +210,7 @@ async function showAll(
   protocol: ProtocolRow,
   request: FastifyRequest,
 ): Promise<FileAnswer> {
-  const exams = (await servedExams(ctx, [protocol])).get(protocol.id) ?? [];
+  const exams = (await servedExams(ctx, viewer, [protocol])).get(protocol.id) ?? [];
   const reports = printableReports(exams);
   const key = readerKey(viewer, protocol);
   if (key) {

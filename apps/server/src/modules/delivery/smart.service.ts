@@ -6,8 +6,14 @@ import { notFound, unauthorized } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
 import { parseInstitutionSettings } from '../institutions/institution.service.js';
-import { institutionsByIds } from './delivery.repository.js';
-import { auditPatient, auditUser, authoriseProtocol, loadViewer, servedExams } from './delivery.service.js';
+import {
+  auditPatient,
+  auditUser,
+  authoriseProtocol,
+  institutionsOf,
+  loadViewer,
+  servedExams,
+} from './delivery.service.js';
 
 /** Lifetime of the token handed to an institution's SMART system. */
 const SMART_TOKEN_TTL_S = 300;
@@ -18,7 +24,7 @@ export function isSmartExam(examKey: string): boolean {
 }
 
 async function smartExam(ctx: AppContext, auth: AuthContext, institutionId: string, examId: string) {
-  const viewer = await loadViewer(ctx, auth);
+  const viewer = loadViewer(auth);
   const exam = await ctx.db
     .selectFrom('exams')
     .select(['id', 'protocolId'])
@@ -26,10 +32,12 @@ async function smartExam(ctx: AppContext, auth: AuthContext, institutionId: stri
     .executeTakeFirst();
   if (!exam) throw notFound();
   const protocol = await authoriseProtocol(ctx, viewer, exam.protocolId);
-  const served = ((await servedExams(ctx, [protocol])).get(protocol.id) ?? []).find((e) => e.row.id === exam.id);
+  const served = ((await servedExams(ctx, viewer, [protocol])).get(protocol.id) ?? []).find(
+    (e) => e.row.id === exam.id,
+  );
   if (!served || !isSmartExam(served.row.examKey) || protocol.institutionId !== institutionId) throw notFound();
-  const institution = (await institutionsByIds(ctx.database.reader, [institutionId])).get(institutionId);
-  const smart = parseInstitutionSettings(institution?.settings).smart;
+  const institution = (await institutionsOf(ctx, viewer, [institutionId])).get(institutionId);
+  const smart = institution?.settings.smart;
   if (!institution || !smart) throw notFound();
   return { viewer, protocol, exam: served.row, institution, smart };
 }

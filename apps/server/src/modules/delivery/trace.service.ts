@@ -48,7 +48,7 @@ export async function logClientEvents(
   records: TraceRecord[],
   request: FastifyRequest,
 ): Promise<number> {
-  const viewer = await loadAnyViewer(ctx, auth);
+  const viewer = loadAnyViewer(auth);
   await ctx.db.transaction().execute(async (trx) => {
     for (const record of records) {
       const candidate = protocolIdOf(record.resource);
@@ -101,7 +101,7 @@ export async function protocolTrace(
   query: { protocol: string; page: number; size?: number },
 ) {
   if (auth.role !== 'ADMIN' && auth.role !== 'COMPANY') throw forbidden();
-  const viewer = await loadAnyViewer(ctx, auth);
+  const viewer = loadAnyViewer(auth);
   const protocols = (await protocolsForTrace(ctx.db, query.protocol)).filter((p) =>
     canReadTrace(auth.role, viewer.institutionId, p.institutionId),
   );

@@ -85,8 +85,19 @@ describe('trace and administration reads', () => {
     const clinics = await call('GET', '/api/administrationbe/listOfPartnerClinics', w.tokens.admin);
     expect(clinics.json().data.map((c: { name: string }) => c.name)).toEqual(['Clinica Alfa', 'Outra']);
     expect((await call('GET', '/api/administrationbe/listOfPartnerClinics', company)).json().data).toHaveLength(1);
-    const sp = await call('GET', '/api/administrationbe/city/state/sp', null);
-    expect(sp.json().data[0]).toEqual({ name: 'São Paulo', uf: 'SP', capital: true });
+    const sp = (await call('GET', '/api/administrationbe/city/state/sp', null)).json().data as Array<{
+      code: string;
+      name: string;
+      uf: string;
+      capital: boolean;
+    }>;
+    expect(sp[0]).toEqual({ code: '3550308', name: 'São Paulo', uf: 'SP', capital: true });
+    expect(sp).toHaveLength(645);
+    expect(sp.filter((m) => m.capital)).toHaveLength(1);
+    expect(sp.map((m) => m.name)).toEqual(expect.arrayContaining(['Embu das Artes', 'Mogi Guaçu', 'Álvares Machado']));
+    // After the capital, in Portuguese alphabetical order (accents do not push a name to the end).
+    const names = sp.slice(1).map((m) => m.name);
+    expect(names).toEqual([...names].sort(new Intl.Collator('pt-BR').compare));
     expect((await call('GET', '/api/administrationbe/city/state/XX', null)).statusCode).toBe(404);
     const user = await call(
       'GET',

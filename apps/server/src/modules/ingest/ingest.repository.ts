@@ -123,15 +123,6 @@ export async function deleteRequesterRow(db: Db, protocolId: string, crm: string
     .execute();
 }
 
-export async function updateRequesterSortAt(db: Db, protocolId: string, sortAt: string): Promise<void> {
-  await db
-    .updateTable('protocolRequesters')
-    .set({ sortAt })
-    .where('protocolId', '=', protocolId)
-    .where('sortAt', '!=', sortAt)
-    .execute();
-}
-
 export function findResourceRow(db: Db, examId: string, identifier: string): Promise<ResourceRow | undefined> {
   return db
     .selectFrom('resources')

@@ -5,7 +5,7 @@ import type { IngestProtocol, IngestProtocolResult } from '@portal/shared/schema
 import { digitsOnly } from '@portal/shared/validation';
 import type { Insertable } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { Db } from '../../db/database.js';
+import { type Db, isTransientConflict } from '../../db/database.js';
 import type { AnalyteTable, ExamTable, ProtocolTable } from '../../db/schema.js';
 import { addMs } from '../../lib/clock.js';
 import { badRequest, notFound } from '../../lib/errors.js';
@@ -32,7 +32,6 @@ import {
   updateAnalyteRow,
   updateExamRow,
   updateProtocolRow,
-  updateRequesterSortAt,
   type ProtocolRow,
 } from './ingest.repository.js';
 
@@ -87,13 +86,23 @@ export async function ingestProtocol(
     before && (await verifyPassword(before.passwordHash, body.password))
       ? before.passwordHash
       : await hashPassword(body.password);
-  try {
-    return await writeProtocol(ctx, institution, number, body, passwordHash);
-  } catch (error) {
-    // Two calls writing the same new protocol or exam at once: the loser, rolled back, runs again
-    // against what the winner committed and becomes an update.
-    if (isUniqueViolation(error)) return writeProtocol(ctx, institution, number, body, passwordHash);
-    throw error;
+  // Two calls writing the same new protocol or exam at once: the loser, rolled back, runs again
+  // against what the winner committed and becomes an update. Calls that update the same day
+  // counts (docs/decisions.md) may deadlock on PostgreSQL: the one it aborts runs again too.
+  return runAgainOnConflict(
+    () => writeProtocol(ctx, institution, number, body, passwordHash),
+    (error) => isUniqueViolation(error) || isTransientConflict(error),
+  );
+}
+
+/** Runs `write` (one transaction) again, up to three times in all, while it fails with `retry`. */
+async function runAgainOnConflict<T>(write: () => Promise<T>, retry: (error: unknown) => boolean): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= 3 || !retry(error)) throw error;
+    }
   }
 }
 
@@ -251,6 +260,9 @@ async function writeAnalytes(trx: Db, body: IngestProtocol, examIds: Map<string,
   );
 }
 
+/** A requester license as one text, to compare and order licenses. */
+const licenseKey = (r: { crm: string; uf: string }) => `${r.crm}\n${r.uf}`;
+
 /**
  * One row per requester license (CRM + UF) of the protocol's enabled exams: the physician list
  * reads these instead of scanning exams.
@@ -261,16 +273,18 @@ async function syncRequesters(trx: Db, protocolId: string, body: IngestProtocol,
     const crm = exam.requester?.crm?.trim();
     const uf = exam.requester?.uf;
     if (exam.isEnabled === false || !crm || !uf) continue;
-    wanted.set(`${crm}\n${uf}`, { crm, uf });
+    wanted.set(licenseKey({ crm, uf }), { crm, uf });
   }
+  // Licenses in one order, whatever the order of the exams: concurrent ingests then update the
+  // licenses' day counts in the same order.
   const current = await listRequesterRows(trx, protocolId);
+  current.sort((a, b) => (licenseKey(a) < licenseKey(b) ? -1 : 1));
   for (const row of current) {
-    if (!wanted.delete(`${row.crm}\n${row.uf}`)) await deleteRequesterRow(trx, protocolId, row.crm, row.uf);
+    if (!wanted.delete(licenseKey(row))) await deleteRequesterRow(trx, protocolId, row.crm, row.uf);
   }
-  await updateRequesterSortAt(trx, protocolId, sortAt);
   await insertRequesterRows(
     trx,
-    [...wanted.values()].map((r) => ({ protocolId, crm: r.crm, uf: r.uf, sortAt })),
+    [...wanted].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, r]) => ({ protocolId, crm: r.crm, uf: r.uf, sortAt })),
   );
 }
 
@@ -280,13 +294,17 @@ export async function disableProtocol(
   institution: Institution,
   number: string,
 ): Promise<IngestProtocolResult> {
-  return ctx.db.transaction().execute(async (trx) => {
-    const protocol = await requireProtocol(trx, institution, number);
-    if (protocol.disabled !== 1) {
-      await updateProtocolRow(trx, protocol.id, { disabled: 1, updatedAt: ctx.clock.now().toISOString() });
-    }
-    return { requestId: protocol.id, number };
-  });
+  return runAgainOnConflict(
+    () =>
+      ctx.db.transaction().execute(async (trx) => {
+        const protocol = await requireProtocol(trx, institution, number);
+        if (protocol.disabled !== 1) {
+          await updateProtocolRow(trx, protocol.id, { disabled: 1, updatedAt: ctx.clock.now().toISOString() });
+        }
+        return { requestId: protocol.id, number };
+      }),
+    isTransientConflict,
+  );
 }
 
 /** How long a repeated invitation call is taken as a retry of the first (no second mail). */

@@ -1,0 +1,146 @@
+/**
+ * Where a list call's time goes under load: serves one list to autocannon (50 connections, in a
+ * worker thread, as in delivery.bench.ts) while the main thread's CPU profile is recorded, then
+ * prints the functions with the most self time, grouped by package.
+ *
+ *   node --import tsx bench/profile-load.ts                 (patient list, 20,000 protocols)
+ *   PROFILE_LIST=external PROFILE_SECONDS=8 node --import tsx bench/profile-load.ts
+ *
+ * PROFILE_LIST is one of reference, patient, physician, external, guest. The clinic is the one
+ * delivery.bench.ts generated for BENCH_PROTOCOLS (run it once first); PROFILE_OUT keeps the
+ * .cpuprofile for Chrome's DevTools.
+ */
+import fs from 'node:fs';
+import inspector from 'node:inspector/promises';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { loadConfig } from '../apps/server/src/config.js';
+import { issueSession } from '../apps/server/src/plugins/auth.js';
+import { createPortal } from '../apps/server/src/server.js';
+import { BENCH_NOW, type Clinic } from './generate.js';
+
+const PROTOCOLS = Number(process.env.BENCH_PROTOCOLS ?? 20_000);
+const LIST = process.env.PROFILE_LIST ?? 'patient';
+const SECONDS = Number(process.env.PROFILE_SECONDS ?? 6);
+const CACHE_DIR = process.env.BENCH_CACHE ?? path.join(os.tmpdir(), 'portal-bench');
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+function packageOf(url: string): string {
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (m) return m[1]!;
+  if (url.includes('/apps/server/')) return 'portal';
+  if (url.startsWith('node:') || url === '') return url || '(native)';
+  return url;
+}
+
+async function main() {
+  const dataDir = path.join(CACHE_DIR, `sqlite-${PROTOCOLS}x5-v3`);
+  const marker = path.join(dataDir, 'clinic.json');
+  if (!fs.existsSync(marker))
+    throw new Error(`No clinic at ${dataDir}: run BENCH_PROTOCOLS=${PROTOCOLS} npm run bench first`);
+  const clinic = JSON.parse(fs.readFileSync(marker, 'utf8')) as Clinic;
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-00',
+  });
+  const portal = await createPortal(config, {
+    clock: { now: () => new Date(BENCH_NOW) },
+    outbox: false,
+    logStream: fs.createWriteStream('/dev/null'),
+  });
+  const { ctx } = portal;
+  const referenceSql =
+    'select * from protocols where patient_user_id = ? and disabled = 0 order by sort_at desc, id desc limit 10';
+  portal.app.get('/api/bench/reference', async () =>
+    ctx.database.reader.all(referenceSql, [clinic.heavyPatientId], { planWithValues: true }),
+  );
+  const address = await portal.app.listen({ host: '127.0.0.1', port: 0 });
+  const session = async (role: 'PATIENT' | 'PHYSICIAN' | 'EXTERNAL' | 'GUEST', userId: string | null, ids?: string[]) =>
+    (
+      await issueSession(ctx, {
+        role,
+        userId,
+        username: 'bench',
+        protocolIds: ids,
+        expiresAt: new Date(Date.now() + 3600_000),
+      })
+    ).accessToken;
+  const targets: Record<string, () => Promise<{ url: string; token: string }>> = {
+    reference: async () => ({ url: '/api/bench/reference', token: '' }),
+    patient: async () => ({
+      url: '/api/v2/delivery/dashboard/protocols',
+      token: await session('PATIENT', clinic.patientId),
+    }),
+    physician: async () => ({
+      url: '/api/delivery/persistence/protocols/physician',
+      token: await session('PHYSICIAN', clinic.physicianId),
+    }),
+    external: async () => ({
+      url: '/api/v2/delivery/protocols/listedByTags',
+      token: await session('EXTERNAL', clinic.externalId),
+    }),
+    guest: async () => ({
+      url: '/api/v2/delivery/dashboard/protocols',
+      token: await session('GUEST', null, [clinic.guestProtocolId]),
+    }),
+  };
+  const target = await targets[LIST]!();
+  const headers: Record<string, string> = target.token ? { authorization: `Bearer ${target.token}` } : {};
+  // Warm up, then profile a run of its own.
+  await autocannon({ url: `${address}${target.url}`, headers, connections: 50, duration: 2, workers: 1 });
+  const inspectorSession = new inspector.Session();
+  inspectorSession.connect();
+  await inspectorSession.post('Profiler.enable');
+  await inspectorSession.post('Profiler.setSamplingInterval', { interval: 100 });
+  await inspectorSession.post('Profiler.start');
+  const result = await autocannon({
+    url: `${address}${target.url}`,
+    headers,
+    connections: 50,
+    duration: SECONDS,
+    workers: 1,
+  });
+  const { profile } = (await inspectorSession.post('Profiler.stop')) as unknown as {
+    profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  };
+  inspectorSession.disconnect();
+  if (process.env.PROFILE_OUT) fs.writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
+  console.log(
+    `${LIST} @ ${PROTOCOLS}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`,
+  );
+
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const byFunction = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  for (const [id, us] of self) {
+    const frame = byId.get(id)!.callFrame;
+    const key = `${frame.functionName || '(anonymous)'} ${frame.url.replace(/^.*\/(node_modules|apps)\//, '$1/')}:${frame.lineNumber + 1}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + us);
+    const pkg = packageOf(frame.url);
+    const group = frame.url === '' ? frame.functionName || '(native)' : pkg;
+    byPackage.set(group, (byPackage.get(group) ?? 0) + us);
+  }
+  const requests = result.requests.total;
+  const line = (name: string, us: number) =>
+    `${((us / total) * 100).toFixed(1).padStart(5)} %  ${(us / requests).toFixed(1).padStart(6)} us/req  ${name}`;
+  console.log('\nself time by package (µs per request of main-thread time):');
+  for (const [name, us] of [...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(line(name, us));
+  console.log('\nself time by function:');
+  for (const [name, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(line(name, us));
+  await portal.close();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
