@@ -75,7 +75,7 @@ export class DiskStorage implements Storage {
     } catch (error) {
       // A refused upload can reject the pipeline while the file is still being opened: removing
       // it before the stream has closed would leave the file behind once the open completes.
-      if (!out.closed) await new Promise((resolve) => out.once('close', resolve));
+      if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
       await fsp.rm(temp, { force: true });
       throw error;
     }
