@@ -43,6 +43,17 @@ export function inList(r: SqlReader, column: string, values: readonly string[]):
     : { sql: `${column} in ${r.listParam}`, params: [r.list(values)] };
 }
 
+/** A write refused by a unique index or primary key, on either database. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return (
+    e?.code === '23505' ||
+    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    (typeof e?.message === 'string' && e.message.includes('UNIQUE constraint failed'))
+  );
+}
+
 /**
  * PostgreSQL aborted the transaction to break a deadlock or a serialization conflict with another
  * one: run again, it succeeds against what the other committed.

@@ -21,7 +21,7 @@ import {
 import { institutionAccess } from './accounts.policy.js';
 import { mailLink } from './links.js';
 import { issueOneTimeToken } from './one-time-tokens.js';
-import { isUniqueViolation } from './registration.service.js';
+import { isUniqueViolation } from '../../db/database.js';
 import {
   addTagMember,
   deleteTag,

@@ -13,7 +13,8 @@ import { findUserByEmail, findUserById, retireOneTimeTokens, updateUser, type Us
 import { mailLink } from './links.js';
 import { consumeToken, findLiveToken, issueOneTimeToken } from './one-time-tokens.js';
 import { assertAcceptablePassword } from './password-policy.js';
-import { isUniqueViolation, normalizeEmail } from './registration.service.js';
+import { isUniqueViolation } from '../../db/database.js';
+import { normalizeEmail } from './registration.service.js';
 
 const RESET_KINDS = ['RESET', 'EXTERNAL_FIRST_PASSWORD'] as const;
 const recoveryKey = (email: string) => `recovery:${email}`;

@@ -15,7 +15,8 @@ import {
   type UserRow,
 } from './accounts.repository.js';
 import { canEditOwnRecord } from './accounts.policy.js';
-import { documentAlreadyAssociated, isUniqueViolation, normalizeCpf, normalizePhone } from './registration.service.js';
+import { isUniqueViolation } from '../../db/database.js';
+import { documentAlreadyAssociated, normalizeCpf, normalizePhone } from './registration.service.js';
 
 /** Spec 5: the patient record is complete with full name, CPF, birth, a phone and gender. */
 export function missingProfileFields(

@@ -4,6 +4,7 @@ import { DEFAULT_LANGUAGE, TOKEN_TTL_MS } from '@portal/shared/limits';
 import { AccountMessage, type PatientCreate } from '@portal/shared/schemas/accounts';
 import { digitsOnly, EMAIL_PATTERN, isValidBrazilianPhone, isValidCpf } from '@portal/shared/validation';
 import type { AppContext } from '../../context.js';
+import { isUniqueViolation } from '../../db/database.js';
 import type { UserType } from '../../db/schema.js';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -27,11 +28,6 @@ export const userAlreadyExists = () => notFound(ServerMessage.userAlreadyExists)
 export const documentAlreadyAssociated = () => conflict(ServerMessage.documentAlreadyAssociated);
 
 /** A unique-constraint violation on either database (a concurrent sign-up with the same e-mail). */
-export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  return e?.code === '23505' || (typeof e?.message === 'string' && e.message.includes('UNIQUE constraint failed'));
-}
-
 export function normalizeEmail(value: string | null | undefined): string {
   const email = (value ?? '').trim().toLowerCase();
   if (!email) throw badRequest(AccountMessage.emailRequired);

@@ -7,7 +7,7 @@ import { AppError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { StoredObject } from '../../plugins/storage.js';
 import type { Institution } from '../institutions/institution.service.js';
-import { isUniqueViolation } from '../institutions/institution.repository.js';
+import { isUniqueViolation } from '../../db/database.js';
 import { onExamsChanged } from './exam-changes.js';
 import { findExamRow, findResourceRow, insertResourceRow, updateResourceRow } from './ingest.repository.js';
 import { requireProtocol } from './ingest.service.js';

@@ -5,7 +5,7 @@ import type { IngestProtocol, IngestProtocolResult } from '@portal/shared/schema
 import { digitsOnly } from '@portal/shared/validation';
 import type { Insertable } from 'kysely';
 import type { AppContext } from '../../context.js';
-import { type Db, isTransientConflict } from '../../db/database.js';
+import { type Db, isTransientConflict, isUniqueViolation } from '../../db/database.js';
 import type { AnalyteTable, ExamTable, ProtocolTable } from '../../db/schema.js';
 import { addMs } from '../../lib/clock.js';
 import { badRequest, notFound } from '../../lib/errors.js';
@@ -13,7 +13,6 @@ import { newId, newSecretToken, sha256Hex } from '../../lib/ids.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { queueMail } from '../outbox/outbox.service.js';
 import type { Institution } from '../institutions/institution.service.js';
-import { isUniqueViolation } from '../institutions/institution.repository.js';
 import { onExamsChanged } from './exam-changes.js';
 import {
   deleteAnalyteRows,

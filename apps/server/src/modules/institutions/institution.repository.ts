@@ -6,11 +6,6 @@ export type InstitutionRow = Selectable<InstitutionTable>;
 export type VisualizerSettingRow = Selectable<VisualizerSettingTable>;
 
 /** True when a database error is a unique-constraint violation (SQLite or PostgreSQL). */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
-
 export function findInstitutionRowById(db: Db, id: string): Promise<InstitutionRow | undefined> {
   return db.selectFrom('institutions').selectAll().where('id', '=', id).executeTakeFirst();
 }

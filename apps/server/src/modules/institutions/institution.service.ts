@@ -9,7 +9,7 @@ import type {
   VisualizerSetting,
 } from '@portal/shared/schemas/institution';
 import type { AppContext } from '../../context.js';
-import type { Db } from '../../db/database.js';
+import { type Db, isUniqueViolation } from '../../db/database.js';
 import { AppError, conflict, forbidden, notFound } from '../../lib/errors.js';
 import { newId, newSecretToken, sha256Hex } from '../../lib/ids.js';
 import { recordAudit } from '../../plugins/audit.js';
@@ -26,7 +26,6 @@ import {
   findInstitutionRowById,
   findUserInstitutionId,
   insertInstitutionRow,
-  isUniqueViolation,
   listInstitutionRows,
   listVisualizerSettingRows,
   replaceVisualizerSettingRows,
