@@ -19,7 +19,15 @@ export function dayOf(instant: string): string {
   return new Date(Date.parse(instant) + OFFSET_MS).toISOString().slice(0, 10);
 }
 
+/** The calendar day `days` after `isoDate` (before it when negative). */
+export function addDays(isoDate: string, days: number): string {
+  return new Date(Date.parse(`${isoDate}T00:00:00.000Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
 /** The calendar day after `isoDate`. */
-export function nextDay(isoDate: string): string {
-  return new Date(Date.parse(`${isoDate}T00:00:00.000Z`) + DAY_MS).toISOString().slice(0, 10);
+export const nextDay = (isoDate: string): string => addDays(isoDate, 1);
+
+/** Days since the Monday of the week of `isoDate` (0 on a Monday). */
+export function daysSinceMonday(isoDate: string): number {
+  return (new Date(`${isoDate}T00:00:00.000Z`).getUTCDay() + 6) % 7;
 }

@@ -1,11 +1,11 @@
 import { examStatusCode } from '@portal/shared/exam-status';
-import { EXAM_TIME_ZONE_OFFSET_MINUTES } from '@portal/shared/limits';
 import { normalizeLanguage } from '@portal/shared/validation';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { newId } from '../../lib/ids.js';
 import { queueMail } from '../outbox/outbox.service.js';
 import { parseInstitutionSettings } from '../institutions/institution.service.js';
+import { addDays, dayOf, daysSinceMonday, dayStart } from './days.js';
 import { isReportWithheld } from './delivery.policy.js';
 import { insertNotification, markQueued, notificationFacts, pendingDigest } from './notifications.repository.js';
 
@@ -76,14 +76,8 @@ export async function notifyExamsChanged(ctx: AppContext, trx: Db, examIds: read
 
 /** Start of the current day, and of the current week (Monday), in Brazil's time, as UTC ISO. */
 export function periodStarts(now: Date): { day: string; week: string } {
-  const shift = EXAM_TIME_ZONE_OFFSET_MINUTES * 60_000;
-  const local = new Date(now.getTime() + shift);
-  const dayLocal = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate());
-  const sinceMonday = (local.getUTCDay() + 6) % 7;
-  return {
-    day: new Date(dayLocal - shift).toISOString(),
-    week: new Date(dayLocal - sinceMonday * 24 * 3600_000 - shift).toISOString(),
-  };
+  const today = dayOf(now.toISOString());
+  return { day: dayStart(today), week: dayStart(addDays(today, -daysSinceMonday(today))) };
 }
 
 /**

@@ -102,5 +102,11 @@ describe('result-ready notifications', () => {
       day: '2026-11-21T03:00:00.000Z',
       week: '2026-11-16T03:00:00.000Z',
     });
+    // The last second of Sunday in GMT-3, then the first of Monday: a new week begins.
+    expect(periodStarts(new Date('2026-11-23T02:59:59Z')).week).toBe('2026-11-16T03:00:00.000Z');
+    expect(periodStarts(new Date('2026-11-23T03:00:00Z'))).toEqual({
+      day: '2026-11-23T03:00:00.000Z',
+      week: '2026-11-23T03:00:00.000Z',
+    });
   });
 });
