@@ -105,6 +105,45 @@ function boundedReach(viewer: Viewer): boolean {
   return viewer.role === 'GUEST' || viewer.role === 'SHARE';
 }
 
+/**
+ * How many protocols a range may hold for a kept plan to serve its page. A plan made without the
+ * values may sort the range instead of walking the index (PostgreSQL decides by statistics): cheap
+ * for a few hundred rows, slow for a heavy user's thousands.
+ */
+const KEPT_PLAN_MAX_TOTAL = 200;
+/** Reaches seen holding more (bounded; forgetting one costs one slower page). */
+const heavyReaches = new Set<string>();
+
+/**
+ * The key of a reach that one index serves in the page's order, when the page has no filter of
+ * its own: a patient, a physician reached by his license alone, an external user's one tag.
+ */
+function plainPageReach(viewer: Viewer, filter: ListFilter): string | null {
+  if (filter.orderBy !== 'date' || filter.search || filter.read || filter.institutionCode) return null;
+  if (viewer.role === 'PATIENT' && viewer.userId && !filter.tagId) return `patient:${viewer.userId}`;
+  if (walksRequesters(viewer) && !filter.tagId) return `license:${viewer.license!.crm}/${viewer.license!.uf}`;
+  const [tag] = viewer.tagIds;
+  if (viewer.role === 'EXTERNAL' && viewer.tagIds.size === 1 && (!filter.tagId || filter.tagId === tag)) {
+    return `tag:${tag}`;
+  }
+  return null;
+}
+
+/** Whether the page is planned for its values, and what to remember once its total is known. */
+function pagePlan(viewer: Viewer, filter: ListFilter) {
+  // A guest's or share's page ranges over its own few protocols: one plan serves every call.
+  if (boundedReach(viewer)) return { planWithValues: false, learn: () => undefined };
+  const reach = plainPageReach(viewer, filter);
+  return {
+    planWithValues: reach === null || heavyReaches.has(reach),
+    learn: (total: number) => {
+      if (reach === null || total <= KEPT_PLAN_MAX_TOTAL) return;
+      if (heavyReaches.size >= 10_000) heavyReaches.clear();
+      heavyReaches.add(reach);
+    },
+  };
+}
+
 /** The viewer's read-state key as SQL (guests read as the protocol's patient). */
 function viewerKey(viewer: Viewer): Clause {
   if (viewer.role === 'GUEST') return { sql: `coalesce(p.patient_user_id, 'protocol:' || p.id)`, params: [] };
@@ -230,13 +269,14 @@ export async function listProtocols(
     requesters && filter.orderBy === 'date' ? 'pr.sort_at desc, pr.protocol_id desc' : ORDER[filter.orderBy];
   // The page brings its exams along: one statement instead of a second one over the page's ids.
   const exams = listedExamsColumn(r, viewerKey(viewer));
+  // A plain page of a user with few protocols keeps one plan; other pages are planned for their
+  // values, since a kept plan may sort a heavy user's whole range (docs/decisions.md).
+  const plan = pagePlan(viewer, filter);
   // Rows come as arrays (one object literal each is cheaper than the driver's objects).
   const values = await r.arrays(
     `select ${PAGE_SELECT}, ${exams.sql} from ${from} where ${where.sql} order by ${order} limit ? offset ?`,
     [...exams.params, ...where.params, filter.limit, filter.offset],
-    // A guest's or share's page ranges over its own few protocols: one plan serves every call. Other
-    // pages are planned for their values: a shared plan may sort a heavy user's whole range.
-    { planWithValues: !boundedReach(viewer) },
+    { planWithValues: plan.planWithValues },
   );
   const rows = values.map(listedRow);
   // A page that is not full tells the total by itself; counting is for full or empty later pages.
@@ -249,5 +289,7 @@ export async function listProtocols(
   const [count] = await r.all<{ n: number }>(`select ${total.sql} as "n"`, total.params, {
     planWithValues: total.planWithValues,
   });
-  return { rows, total: Number(count?.n ?? 0) };
+  const n = Number(count?.n ?? 0);
+  plan.learn(n);
+  return { rows, total: n };
 }
