@@ -6,7 +6,8 @@ const origPrepare = SQLite.prototype.prepare;
 (SQLite.prototype as any).prepare = function (this: any, src: string) {
   const t0 = performance.now();
   const stmt = origPrepare.call(this, src);
-  const prepUs = (performance.now() - t0) * 1000;
+  // Preparing counts once, on the statement's first run.
+  let prepUs = (performance.now() - t0) * 1000;
   const key = src.replace(/\?(, \?)*/g, '?').slice(0, 150);
   for (const m of ['all', 'run', 'get'] as const) {
     const orig = stmt[m].bind(stmt);
@@ -17,6 +18,7 @@ const origPrepare = SQLite.prototype.prepare;
       const s = stats.get(key) ?? { n: 0, us: 0 };
       s.n++;
       s.us += (performance.now() - t1) * 1000 + prepUs;
+      prepUs = 0;
       stats.set(key, s);
       return r;
     };
