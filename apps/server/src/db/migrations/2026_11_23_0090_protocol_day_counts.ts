@@ -131,12 +131,11 @@ export async function up(db: Db, dialect: Dialect): Promise<void> {
   }
 
   // The counts of the protocols already there.
-  for (const [scope, from, where] of [
-    [`'patient:' || p.patient_user_id`, 'protocols p', 'p.patient_user_id is not null'],
-    [`'tag:' || p.tag_id`, 'protocols p', 'p.tag_id is not null'],
-    [license('pr'), 'protocol_requesters pr join protocols p on p.id = pr.protocol_id', 'true'],
+  for (const [scope, from, where, sortAt] of [
+    [`'patient:' || p.patient_user_id`, 'protocols p', 'p.patient_user_id is not null', 'p.sort_at'],
+    [`'tag:' || p.tag_id`, 'protocols p', 'p.tag_id is not null', 'p.sort_at'],
+    [license('pr'), 'protocol_requesters pr join protocols p on p.id = pr.protocol_id', 'true', 'pr.sort_at'],
   ] as const) {
-    const sortAt = from.startsWith('protocol_requesters') ? 'pr.sort_at' : 'p.sort_at';
     await sql
       .raw(
         `insert into protocol_day_counts (scope, day, n)

@@ -17,6 +17,7 @@ import {
   retireOneTimeTokens,
   setOneTimeTokenStatus,
   type InstitutionRow,
+  updateUser,
 } from './accounts.repository.js';
 import { institutionAccess } from './accounts.policy.js';
 import { mailLink } from './links.js';
@@ -32,7 +33,6 @@ import {
   findTagMember,
   listTagMembers,
   memberInstitutionIds,
-  renameUser,
   listTags,
   removeTagMember,
   renameTag,
@@ -290,7 +290,7 @@ export async function updateTagUser(
   if (auth.role !== 'ADMIN' && (await memberInstitutionIds(ctx.db, userId)).some((id) => id !== institutionId)) {
     throw conflict(AccountMessage.userSharedWithOtherInstitutions);
   }
-  await renameUser(ctx.db, userId, body.name, ctx.clock.now().toISOString());
+  await updateUser(ctx.db, userId, { name: body.name, updatedAt: ctx.clock.now().toISOString() });
   await auditAdmin(ctx, request, auth, 'TAG_USER_UPDATED', institution.code, {
     tagId,
     userId,

@@ -106,7 +106,3 @@ export async function memberInstitutionIds(db: Db, userId: string): Promise<stri
     .execute();
   return rows.map((r) => r.institutionId);
 }
-
-export async function renameUser(db: Db, userId: string, name: string, updatedAt: string) {
-  await db.updateTable('users').set({ name, updatedAt }).where('id', '=', userId).execute();
-}

@@ -77,6 +77,15 @@ export function institutionsOf(
   return institutionsAt(ctx.database.reader, viewer.settingsRevision, ids);
 }
 
+/** One institution with its settings, as of the viewer's call; undefined when there is none. */
+export async function institutionOf(
+  ctx: AppContext,
+  viewer: Pick<DeliveryViewer, 'settingsRevision'>,
+  id: string,
+): Promise<DeliveryInstitution | undefined> {
+  return (await institutionsOf(ctx, viewer, [id])).get(id);
+}
+
 /** Authorises first: the protocol when the viewer may see it, else 404 exactly like a missing one. */
 export async function authoriseProtocol(ctx: AppContext, viewer: Viewer, protocolId: string, db: Db = ctx.db) {
   const facts = await protocolFacts(db, protocolId);

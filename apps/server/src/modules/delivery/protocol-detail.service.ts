@@ -9,7 +9,7 @@ import {
   auditUser,
   authoriseProtocol,
   buildProtocolItems,
-  institutionsOf,
+  institutionOf,
   loadViewer,
 } from './delivery.service.js';
 
@@ -25,7 +25,7 @@ export async function protocolDetail(
   const protocol = await authoriseProtocol(ctx, viewer, protocolId);
   const [item] = await buildProtocolItems(ctx, viewer, [protocol], { external: viewer.role === 'EXTERNAL' });
   if (!item) throw notFound();
-  const institution = (await institutionsOf(ctx, viewer, [protocol.institutionId])).get(protocol.institutionId);
+  const institution = await institutionOf(ctx, viewer, protocol.institutionId);
   await recordAudit(
     ctx,
     {

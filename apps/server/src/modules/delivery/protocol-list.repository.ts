@@ -115,27 +115,20 @@ const KEPT_PLAN_MAX_TOTAL = 200;
 const heavyReaches = new Set<string>();
 
 /**
- * The key of a reach that one index serves in the page's order, when the page has no filter of
- * its own: a patient, a physician reached by his license alone, an external user's one tag.
+ * The scope of a newest-first page that one index serves in its own order: a counted list of one
+ * scope (a patient, a physician reached by his license alone, an external user with one tag).
  */
 function plainPageReach(viewer: Viewer, filter: ListFilter): string | null {
-  if (filter.orderBy !== 'date' || filter.search || filter.read || filter.institutionCode) return null;
-  if (viewer.role === 'PATIENT' && viewer.userId && !filter.tagId) return `patient:${viewer.userId}`;
-  if (walksRequesters(viewer) && !filter.tagId) return `license:${viewer.license!.crm}/${viewer.license!.uf}`;
-  const [tag] = viewer.tagIds;
-  if (viewer.role === 'EXTERNAL' && viewer.tagIds.size === 1 && (!filter.tagId || filter.tagId === tag)) {
-    return `tag:${tag}`;
-  }
-  return null;
+  const scopes = filter.orderBy === 'date' ? countedScopes(viewer, filter) : null;
+  return scopes?.length === 1 && viewer.tagIds.size <= 1 ? scopes[0]! : null;
 }
 
 /** Whether the page is planned for its values, and what to remember once its total is known. */
 function pagePlan(viewer: Viewer, filter: ListFilter) {
-  // A guest's or share's page ranges over its own few protocols: one plan serves every call.
-  if (boundedReach(viewer)) return { planWithValues: false, learn: () => undefined };
   const reach = plainPageReach(viewer, filter);
   return {
-    planWithValues: reach === null || heavyReaches.has(reach),
+    // A guest's or share's page ranges over its own few protocols: one plan serves every call.
+    planWithValues: !boundedReach(viewer) && (reach === null || heavyReaches.has(reach)),
     learn: (total: number) => {
       if (reach === null || total <= KEPT_PLAN_MAX_TOTAL) return;
       if (heavyReaches.size >= 10_000) heavyReaches.clear();

@@ -15,7 +15,7 @@ import {
   auditUser,
   authoriseProtocol,
   type DeliveryViewer,
-  institutionsOf,
+  institutionOf,
   loadViewer,
   type ServedExam,
   servedExams,
@@ -94,7 +94,7 @@ async function audit(
   event: string,
   resources: ResourceRow[],
 ) {
-  const institution = (await institutionsOf(ctx, viewer, [protocol.institutionId])).get(protocol.institutionId);
+  const institution = await institutionOf(ctx, viewer, protocol.institutionId);
   await recordAudit(
     ctx,
     {

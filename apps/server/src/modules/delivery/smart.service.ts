@@ -10,7 +10,7 @@ import {
   auditPatient,
   auditUser,
   authoriseProtocol,
-  institutionsOf,
+  institutionOf,
   loadViewer,
   servedExams,
 } from './delivery.service.js';
@@ -36,7 +36,7 @@ async function smartExam(ctx: AppContext, auth: AuthContext, institutionId: stri
     (e) => e.row.id === exam.id,
   );
   if (!served || !isSmartExam(served.row.examKey) || protocol.institutionId !== institutionId) throw notFound();
-  const institution = (await institutionsOf(ctx, viewer, [institutionId])).get(institutionId);
+  const institution = await institutionOf(ctx, viewer, institutionId);
   const smart = institution?.settings.smart;
   if (!institution || !smart) throw notFound();
   return { viewer, protocol, exam: served.row, institution, smart };
