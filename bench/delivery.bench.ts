@@ -192,6 +192,22 @@ async function runSize(protocolCount: number, withPrint: boolean) {
       url: `${address}/api/v2/delivery/protocols/listedByTags?initialDate=20/11/2025&finalDate=20/11/2026`,
       token: await token('EXTERNAL', clinic.externalId),
     },
+    // The same lists built anew on every call (forceRefresh: the kept answer is neither read nor kept).
+    {
+      name: 'patient, built anew (forceRefresh)',
+      url: `${address}/api/v2/delivery/dashboard/protocols?forceRefresh=true`,
+      token: await token('PATIENT', clinic.patientId),
+    },
+    {
+      name: 'physician, built anew (forceRefresh)',
+      url: `${address}/api/delivery/persistence/protocols/physician?forceRefresh=true`,
+      token: await token('PHYSICIAN', clinic.physicianId),
+    },
+    {
+      name: 'external, built anew (forceRefresh)',
+      url: `${address}/api/v2/delivery/protocols/listedByTags?forceRefresh=true`,
+      token: await token('EXTERNAL', clinic.externalId),
+    },
     {
       name: 'guest (one protocol)',
       url: `${address}/api/v2/delivery/dashboard/protocols`,

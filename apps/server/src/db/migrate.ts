@@ -7,6 +7,7 @@ import * as dropSupersededProtocolIndexes from './migrations/2026_11_21_0061_dro
 import * as listCoveringIndexes from './migrations/2026_11_22_0070_list_covering_indexes.js';
 import * as revisions from './migrations/2026_11_23_0080_revisions.js';
 import * as protocolDayCounts from './migrations/2026_11_23_0090_protocol_day_counts.js';
+import * as listRevisions from './migrations/2026_11_23_0100_list_revisions.js';
 
 /** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
 const MIGRATIONS = {
@@ -17,6 +18,7 @@ const MIGRATIONS = {
   '2026_11_22_0070_list_covering_indexes': listCoveringIndexes,
   '2026_11_23_0080_revisions': revisions,
   '2026_11_23_0090_protocol_day_counts': protocolDayCounts,
+  '2026_11_23_0100_list_revisions': listRevisions,
 } as const;
 
 export async function migrateToLatest(handle: DatabaseHandle): Promise<void> {

@@ -361,6 +361,12 @@ export interface ProtocolDayCountTable {
   n: number;
 }
 
+/** Revisions of list scopes ('patient:', 'tag:', 'license:') and read marks ('reader:<viewer key>'), moved by triggers. */
+export interface ListRevisionTable {
+  scope: string;
+  revision: number;
+}
+
 export interface Database {
   institutions: InstitutionTable;
   visualizerSettings: VisualizerSettingTable;
@@ -389,4 +395,5 @@ export interface Database {
   appSettings: SettingTable;
   revisions: RevisionTable;
   protocolDayCounts: ProtocolDayCountTable;
+  listRevisions: ListRevisionTable;
 }

@@ -36,6 +36,11 @@ export interface AuthContext {
   sharedWith: string | null;
   /** The revision of institutions and their visualizer settings when this call began. */
   settingsRevision: number;
+  /**
+   * Patients, physicians and external users: the sum of the revisions of their list scopes and
+   * read marks when this call began (moved by any change their lists would show); 0 for others.
+   */
+  listRevision: number;
 }
 
 declare module 'fastify' {
@@ -199,12 +204,13 @@ type SessionCheckRow = Omit<SessionTable, 'createdAt'> & {
   protocolIds: string | null;
   liveProtocol: number | null;
   settingsRevision: number;
+  listRevision: number | string | null;
 };
 
 /**
  * The session, its account and the account's tags, its share, (guests and shares) its protocols
- * and whether one of them is still enabled, and the revision of the institutions' settings, in
- * one prepared statement: this runs on every authenticated call, and a list needs nothing else to
+ * and whether one of them is still enabled, the revision of the institutions' settings and that of
+ * the caller's lists (list_revisions), in one prepared statement: this runs on every authenticated call, and a list needs nothing else to
  * know who is asking.
  */
 function sessionCheckSql(r: SqlReader): string {
@@ -219,7 +225,13 @@ function sessionCheckSql(r: SqlReader): string {
       from session_protocols sp where sp.session_id = s.id) end as "protocolIds",
     case when s.role = 'GUEST' then (select 1 from session_protocols sp join protocols p on p.id = sp.protocol_id
       where sp.session_id = s.id and p.disabled = 0 limit 1) end as "liveProtocol",
-    (select rv.revision from revisions rv where rv.name = 'institutions') as "settingsRevision"
+    (select rv.revision from revisions rv where rv.name = 'institutions') as "settingsRevision",
+    case when s.role in ('PATIENT', 'PHYSICIAN', 'EXTERNAL') then (select coalesce(sum(lr.revision), 0)
+      from list_revisions lr where lr.scope in (select 'reader:' || s.user_id
+        union all select 'patient:' || s.user_id where s.role = 'PATIENT'
+        union all select 'license:' || u.license_number || '/' || upper(u.license_state) where s.role = 'PHYSICIAN'
+        union all select 'tag:' || tm.tag_id from tag_members tm where tm.user_id = s.user_id and s.role <> 'PATIENT'))
+    end as "listRevision"
   from sessions s left join users u on u.id = s.user_id left join shares sh on sh.id = s.share_id
   where s.id = ?`;
 }
@@ -275,6 +287,7 @@ export async function verifyAccessToken(ctx: AppContext, token: string): Promise
     protocolIds: splitList(session.protocolIds),
     sharedWith: session.role === 'SHARE' ? session.shareEmail : null,
     settingsRevision: Number(session.settingsRevision),
+    listRevision: Number(session.listRevision ?? 0),
   };
 }
 

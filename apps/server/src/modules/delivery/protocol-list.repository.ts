@@ -286,3 +286,19 @@ export async function listProtocols(
   plan.learn(n);
   return { rows, total: n };
 }
+
+/**
+ * The date of the viewer's first live protocol on or after `from` (any filter aside), or null: a
+ * range starting at `from` keeps the same protocols while its start moves no further than this.
+ */
+export async function firstOfReach(r: SqlReader, viewer: Viewer, from: string): Promise<string | null> {
+  const requesters = walksRequesters(viewer);
+  const where = reach(r, viewer, { from, orderBy: 'date', offset: 0, limit: 1 });
+  const sortAt = requesters ? 'pr.sort_at' : 'p.sort_at';
+  const [first] = await r.all<{ sortAt: string }>(
+    `select ${sortAt} as "sortAt" from ${requesters ? 'protocol_requesters pr join protocols p on p.id = pr.protocol_id' : 'protocols p'}
+      where ${where.sql} and p.disabled = 0 and ${sortAt} >= ? order by ${sortAt} limit 1`,
+    [...where.params, from],
+  );
+  return first?.sortAt ?? null;
+}

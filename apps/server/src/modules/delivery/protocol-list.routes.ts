@@ -1,9 +1,9 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { zByTotalQuery, zProtocolListQuery, zProtocolPage } from '@portal/shared/schemas/delivery';
 import type { AppContext } from '../../context.js';
 import { authenticate, requireAuth } from '../../plugins/auth.js';
-import { type ListKind, listForViewer, topForPatient } from './protocol-list.service.js';
+import { type ListKind, listAnswer, topForPatient } from './protocol-list.service.js';
 
 /**
  * Lists answer on every page view: their answers, built field by field from the shared types,
@@ -11,6 +11,14 @@ import { type ListKind, listForViewer, topForPatient } from './protocol-list.ser
  * check them against the same schema).
  */
 const stringify = () => (data: unknown) => JSON.stringify(data);
+
+/**
+ * Sends an answer already written as JSON (kept list answers are sent again as they are): Fastify
+ * sends a string with a JSON content type untouched.
+ */
+function sendJson(reply: FastifyReply, body: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(body);
+}
 
 /** Spec 7.3-7.4: the protocol lists of every role. */
 export default function protocolListRoutes(ctx: AppContext): FastifyPluginAsync {
@@ -25,7 +33,7 @@ export default function protocolListRoutes(ctx: AppContext): FastifyPluginAsync 
           serializerCompiler: stringify,
           schema: { querystring: zProtocolListQuery, response: { 200: zProtocolPage } },
         },
-        async (request) => ({ data: await listForViewer(ctx, requireAuth(request), kind, request.query) }),
+        async (request, reply) => sendJson(reply, await listAnswer(ctx, requireAuth(request), kind, request.query)),
       );
     list('/api/v2/delivery/dashboard/protocols', 'dashboard');
     list('/api/v2/delivery/protocols/exams', 'guestForm');

@@ -4,8 +4,9 @@ import type { AppContext } from '../../context.js';
 import { forbidden } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { dayEnd, dayStart } from './days.js';
-import { buildListItems, loadViewer } from './delivery.service.js';
-import { listProtocols, type ListFilter } from './protocol-list.repository.js';
+import { buildListItems, type DeliveryViewer, loadViewer } from './delivery.service.js';
+import { listAnswersOf } from './list-cache.js';
+import { firstOfReach, listProtocols, type ListFilter } from './protocol-list.repository.js';
 
 export type ListKind = 'dashboard' | 'physician' | 'external' | 'guestForm';
 
@@ -53,13 +54,8 @@ const ROLES_OF: Record<ListKind, ReadonlyArray<string>> = {
   external: ['EXTERNAL'],
 };
 
-/** The protocol lists of spec 2.7 and 7.3-7.4, each role over its own reach. */
-export async function listForViewer(
-  ctx: AppContext,
-  auth: AuthContext,
-  kind: ListKind,
-  query: ProtocolListQuery,
-): Promise<Paged<ProtocolItem>> {
+/** Who asks for which list, and the filter of the call (with its role's defaults). */
+function listCall(ctx: AppContext, auth: AuthContext, kind: ListKind, query: ProtocolListQuery) {
   const viewer = loadViewer(auth);
   if (!ROLES_OF[kind].includes(viewer.role)) throw forbidden();
   const guest = viewer.role === 'GUEST' || viewer.role === 'SHARE';
@@ -81,6 +77,30 @@ export async function listForViewer(
     offset: (query.page - 1) * size,
     limit: size,
   };
+  // A default range starts at this very moment: its start is not part of what names the answer.
+  const movingStart = !query.initialDate && !query.finalDate && defaults.range !== null;
+  return { viewer, filter, size, movingStart };
+}
+
+/** The protocol lists of spec 2.7 and 7.3-7.4, each role over its own reach. */
+export async function listForViewer(
+  ctx: AppContext,
+  auth: AuthContext,
+  kind: ListKind,
+  query: ProtocolListQuery,
+): Promise<Paged<ProtocolItem>> {
+  const { viewer, filter, size } = listCall(ctx, auth, kind, query);
+  return listPage(ctx, viewer, kind, query, filter, size);
+}
+
+async function listPage(
+  ctx: AppContext,
+  viewer: DeliveryViewer,
+  kind: ListKind,
+  query: ProtocolListQuery,
+  filter: ListFilter,
+  size: number,
+): Promise<Paged<ProtocolItem>> {
   let { rows, total } = await listProtocols(ctx.database.reader, viewer, filter);
   if (viewer.role === 'PATIENT' && query.forceRefresh && total === 0 && query.page === 1) {
     // Spec 9: a forced refresh that finds nothing in the range falls back to the latest protocols.
@@ -88,6 +108,44 @@ export async function listForViewer(
   }
   const items = await buildListItems(ctx, viewer, rows, { external: kind === 'external' });
   return { items, total, page: query.page, size };
+}
+
+/** Roles whose list answers are kept: their revisions (list_revisions) cover all their lists show. */
+const KEPT_ROLES: ReadonlySet<string> = new Set(['PATIENT', 'PHYSICIAN', 'EXTERNAL']);
+
+/**
+ * A list call's answer as the JSON it is sent as. Patients', physicians' and external users'
+ * answers are kept in memory and served again while nothing they show has changed (`ListAnswers`);
+ * `forceRefresh` builds the answer anew (spec 9). Every call is authorised by its session first.
+ */
+export async function listAnswer(
+  ctx: AppContext,
+  auth: AuthContext,
+  kind: ListKind,
+  query: ProtocolListQuery,
+): Promise<string> {
+  const { viewer, filter, size, movingStart } = listCall(ctx, auth, kind, query);
+  const answer = async () => JSON.stringify({ data: await listPage(ctx, viewer, kind, query, filter, size) });
+  // A forced call neither reads nor keeps an answer: its patient fallback is not the list's.
+  if (!KEPT_ROLES.has(viewer.role) || query.forceRefresh) return answer();
+  const key = JSON.stringify([
+    kind,
+    viewer.role,
+    viewer.userId,
+    viewer.license,
+    [...viewer.tagIds].sort(),
+    { ...filter, from: movingStart ? null : filter.from },
+  ]);
+  const answers = listAnswersOf(ctx.database.reader);
+  const revisions = { listRevision: auth.listRevision, settingsRevision: auth.settingsRevision };
+  const kept = answers.get(key, revisions, filter.from);
+  if (kept !== undefined) return kept;
+  const [body, until] = await Promise.all([
+    answer(),
+    movingStart && filter.from ? firstOfReach(ctx.database.reader, viewer, filter.from) : Promise.resolve(null),
+  ]);
+  answers.set(key, revisions, body, movingStart && filter.from ? { from: filter.from, until } : null);
+  return body;
 }
 
 /** Spec 7.3: the patient's latest protocols, whatever their date. */
