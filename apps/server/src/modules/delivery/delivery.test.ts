@@ -2,7 +2,15 @@ import { PDFDocument } from 'pdf-lib';
 import { zProtocolPage } from '@portal/shared/schemas/delivery';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
-import { makeProtocol, makeResource, makeShare, makeUser, makeWorld, pdfBytes } from './test-factories.js';
+import {
+  makeProtocol,
+  makeResource,
+  makeShare,
+  makeUser,
+  makeVisualizerSettings,
+  makeWorld,
+  pdfBytes,
+} from './test-factories.js';
 
 type World = Awaited<ReturnType<typeof makeWorld>>;
 type Caller = keyof World['tokens'] | 'anonymous';
@@ -434,13 +442,10 @@ describe('results delivery: lists, details and files', () => {
 
   it('honours the institution visualizer settings and disabled exams', async () => {
     const { a } = await makeFreshProtocol();
-    await portal.ctx.db
-      .insertInto('visualizerSettings')
-      .values([
-        { id: 'vs-1', institutionId: w.institution.id, examTypeCode: 'XRAY', hideButton: 1, enable: 1 },
-        { id: 'vs-2', institutionId: w.institution.id, examTypeCode: 'LAB', hideButton: 0, enable: 0 },
-      ])
-      .execute();
+    await makeVisualizerSettings(portal.ctx, w.institution.id, [
+      { type: 'XRAY', hideButton: true },
+      { type: 'LAB', enable: false },
+    ]);
     try {
       const exams = (await get(`/api/v2/delivery/dashboard/protocols/exams?request=${a.protocol.id}`, 'owner')).json()
         .data;
@@ -476,10 +481,7 @@ describe('results delivery: lists, details and files', () => {
     expect((await item()).allExamsRead).toBe(false);
     await get(`/api/v2/delivery/resource/report?resourceId=${a.resources[1]!.id}`, 'owner');
     expect((await item()).allExamsRead).toBe(true);
-    await portal.ctx.db
-      .insertInto('visualizerSettings')
-      .values({ id: 'vs-3', institutionId: w.institution.id, examTypeCode: 'LAB', hideButton: 0, enable: 0 })
-      .execute();
+    await makeVisualizerSettings(portal.ctx, w.institution.id, [{ type: 'LAB', enable: false }]);
     try {
       expect((await item()).examsIds).toEqual([a.exams[1]!.id]);
     } finally {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
-import { makeWorld } from './test-factories.js';
+import { makeVisualizerSettings, makeWorld } from './test-factories.js';
 
 type World = Awaited<ReturnType<typeof makeWorld>>;
 
@@ -60,13 +60,10 @@ describe('two server processes on one database', () => {
   it("applies the other process's visualizer settings to lists, details and files at the next call", async () => {
     const [lab, xray] = w.a.exams as [(typeof w.a.exams)[number], (typeof w.a.exams)[number]];
     expect(await ownerItem()).toMatchObject({ examsIds: [lab.id, xray.id], hasImageResolved: true });
-    await second.ctx.db
-      .insertInto('visualizerSettings')
-      .values([
-        { id: 'vs-hide-xray', institutionId: w.institution.id, examTypeCode: 'XRAY', hideButton: 1, enable: 1 },
-        { id: 'vs-off-lab', institutionId: w.institution.id, examTypeCode: 'LAB', hideButton: 0, enable: 0 },
-      ])
-      .execute();
+    await makeVisualizerSettings(second.ctx, w.institution.id, [
+      { type: 'XRAY', hideButton: true },
+      { type: 'LAB', enable: false },
+    ]);
     expect(await ownerItem()).toMatchObject({ examsIds: [xray.id], hasImageResolved: false });
     const imageUrl = `/api/v2/delivery/resource/image?resourceId=${w.resources.imageA.id}`;
     expect((await get(imageUrl, w.tokens.owner)).statusCode).toBe(404);

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../lib/ids.js';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
 import { createInstitution } from '../institutions/institution.service.js';
 import {
@@ -8,6 +7,7 @@ import {
   makeResource,
   makeTag,
   makeUser,
+  makeVisualizerSettings,
   pdfBytes,
   pngBytes,
 } from './test-factories.js';
@@ -164,10 +164,7 @@ describe('list answers stay current', () => {
     expect(await item()).toMatchObject({ hasAtLeastOneRectification: true });
 
     // The institution switches the ECG type off (visualizer settings): its exam leaves the item.
-    await portal.ctx.db
-      .insertInto('visualizerSettings')
-      .values({ id: newId(), institutionId: institution.id, examTypeCode: 'ECG', hideButton: 0, enable: 0 })
-      .execute();
+    await makeVisualizerSettings(portal.ctx, institution.id, [{ type: 'ECG', enable: false }]);
     expect((await item()).examsIds).toEqual([kept.exams[0]!.id]);
   });
 

@@ -100,6 +100,18 @@ function walksRequesters(viewer: Viewer): boolean {
   return viewer.role === 'PHYSICIAN' && viewer.license !== null && viewer.tagIds.size === 0;
 }
 
+/** Where a viewer's list rows come from, and the date column that orders them. */
+function reachTable(viewer: Viewer): { from: string; sortAt: string; requesters: boolean } {
+  // pr.sort_at is the protocol's own sort key, kept with each requester license.
+  return walksRequesters(viewer)
+    ? {
+        from: 'protocol_requesters pr join protocols p on p.id = pr.protocol_id',
+        sortAt: 'pr.sort_at',
+        requesters: true,
+      }
+    : { from: 'protocols p', sortAt: 'p.sort_at', requesters: false };
+}
+
 /** Guest and share sessions reach a few protocols of their own, whatever the size of the clinic. */
 function boundedReach(viewer: Viewer): boolean {
   return viewer.role === 'GUEST' || viewer.role === 'SHARE';
@@ -251,15 +263,14 @@ export async function listProtocols(
   filter: ListFilter,
 ): Promise<{ rows: ListedProtocolRow[]; total: number }> {
   const where = conditions(r, viewer, filter);
-  const requesters = walksRequesters(viewer);
-  let from = requesters ? 'protocol_requesters pr join protocols p on p.id = pr.protocol_id' : 'protocols p';
+  const table = reachTable(viewer);
+  let from = table.from;
   // The institution is joined only when a filter or the order names it: every protocol has one.
   if (filter.institutionCode !== undefined || filter.orderBy === 'institution') {
     from += ' join institutions i on i.id = p.institution_id';
   }
-  // pr.sort_at is the protocol's own sort key, kept with each requester license.
   const order =
-    requesters && filter.orderBy === 'date' ? 'pr.sort_at desc, pr.protocol_id desc' : ORDER[filter.orderBy];
+    table.requesters && filter.orderBy === 'date' ? 'pr.sort_at desc, pr.protocol_id desc' : ORDER[filter.orderBy];
   // The page brings its exams along: one statement instead of a second one over the page's ids.
   const exams = listedExamsColumn(r, viewerKey(viewer));
   // A plain page of a user with few protocols keeps one plan; other pages are planned for their
@@ -292,11 +303,10 @@ export async function listProtocols(
  * range starting at `from` keeps the same protocols while its start moves no further than this.
  */
 export async function firstOfReach(r: SqlReader, viewer: Viewer, from: string): Promise<string | null> {
-  const requesters = walksRequesters(viewer);
+  const { from: source, sortAt } = reachTable(viewer);
   const where = reach(r, viewer, { from, orderBy: 'date', offset: 0, limit: 1 });
-  const sortAt = requesters ? 'pr.sort_at' : 'p.sort_at';
   const [first] = await r.all<{ sortAt: string }>(
-    `select ${sortAt} as "sortAt" from ${requesters ? 'protocol_requesters pr join protocols p on p.id = pr.protocol_id' : 'protocols p'}
+    `select ${sortAt} as "sortAt" from ${source}
       where ${where.sql} and p.disabled = 0 and ${sortAt} >= ? order by ${sortAt} limit 1`,
     [...where.params, from],
   );

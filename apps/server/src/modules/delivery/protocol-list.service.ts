@@ -82,17 +82,7 @@ function listCall(ctx: AppContext, auth: AuthContext, kind: ListKind, query: Pro
   return { viewer, filter, size, movingStart };
 }
 
-/** The protocol lists of spec 2.7 and 7.3-7.4, each role over its own reach. */
-export async function listForViewer(
-  ctx: AppContext,
-  auth: AuthContext,
-  kind: ListKind,
-  query: ProtocolListQuery,
-): Promise<Paged<ProtocolItem>> {
-  const { viewer, filter, size } = listCall(ctx, auth, kind, query);
-  return listPage(ctx, viewer, kind, query, filter, size);
-}
-
+/** One page of the protocol lists of spec 2.7 and 7.3-7.4, each role over its own reach. */
 async function listPage(
   ctx: AppContext,
   viewer: DeliveryViewer,
@@ -140,11 +130,12 @@ export async function listAnswer(
   const revisions = { listRevision: auth.listRevision, settingsRevision: auth.settingsRevision };
   const kept = answers.get(key, revisions, filter.from);
   if (kept !== undefined) return kept;
+  const start = movingStart ? filter.from : undefined;
   const [body, until] = await Promise.all([
     answer(),
-    movingStart && filter.from ? firstOfReach(ctx.database.reader, viewer, filter.from) : Promise.resolve(null),
+    start ? firstOfReach(ctx.database.reader, viewer, start) : Promise.resolve(null),
   ]);
-  answers.set(key, revisions, body, movingStart && filter.from ? { from: filter.from, until } : null);
+  answers.set(key, revisions, body, start ? { from: start, until } : null);
   return body;
 }
 

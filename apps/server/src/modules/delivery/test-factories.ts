@@ -89,6 +89,26 @@ export async function makeTag(ctx: AppContext, institutionId: string, members: s
   return { id };
 }
 
+/** An institution's visualizer settings (spec 6): per exam type, its image button hidden, and whether it is served at all. */
+export async function makeVisualizerSettings(
+  ctx: AppContext,
+  institutionId: string,
+  settings: Array<{ type: string; hideButton?: boolean; enable?: boolean }>,
+) {
+  await ctx.db
+    .insertInto('visualizerSettings')
+    .values(
+      settings.map((v) => ({
+        id: newId(),
+        institutionId,
+        examTypeCode: v.type,
+        hideButton: v.hideButton ? 1 : 0,
+        enable: v.enable === false ? 0 : 1,
+      })),
+    )
+    .execute();
+}
+
 export interface ExamInput {
   examKey?: string;
   description?: string;
