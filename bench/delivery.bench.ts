@@ -2,7 +2,7 @@
  * Delivery benchmarks: each role's protocol list against a minimal Fastify route, and batch
  * printing against qpdf and `zip -0`. Prints figures; asserts nothing.
  *
- *   npm run bench            (BENCH_PROTOCOLS=10000,100000 for several sizes; BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_EXAMS)
+ *   npm run bench            (BENCH_PROTOCOLS=10000,100000 for several sizes; BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_EXAMS, BENCH_PRINT_RUNS)
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -29,6 +29,7 @@ const SIZES = (process.env.BENCH_PROTOCOLS ?? '20000').split(',').map(Number);
 const EXAMS = Number(process.env.BENCH_EXAMS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const PRINT_RUNS = Number(process.env.BENCH_PRINT_RUNS ?? 9);
 const DIALECT = process.env.BENCH_DB === 'postgres' ? 'postgres' : 'sqlite';
 const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** Generated clinics are kept here by size and database, and reused until BENCH_FRESH=1. */
@@ -51,6 +52,27 @@ async function timed(fn: () => Promise<unknown> | unknown, runs = 3): Promise<nu
     times.push(performance.now() - t0);
   }
   return median(times);
+}
+
+/**
+ * Medians of two tasks run in turns (a, b, a, b…), so both see the machine in the same state. A
+ * task that measures itself returns its own time in ms; otherwise its wall time is taken.
+ */
+async function timedSideBySide(
+  a: () => Promise<number | void> | number | void,
+  b: () => Promise<number | void> | number | void,
+  runs = PRINT_RUNS,
+): Promise<[number, number, string]> {
+  const times: [number[], number[]] = [[], []];
+  for (let i = 0; i < runs; i++) {
+    for (const [j, fn] of [a, b].entries()) {
+      const t0 = performance.now();
+      const own = await fn();
+      times[j]!.push(typeof own === 'number' ? own : performance.now() - t0);
+    }
+  }
+  const runsText = times.map((t) => t.map((x) => x.toFixed(0)).join(' ')).join(' / ');
+  return [median(times[0]), median(times[1]), runsText];
 }
 
 async function load(url: string, headers: Record<string, string>, duration = SECONDS) {
@@ -280,6 +302,11 @@ async function runSize(protocolCount: number, withPrint: boolean) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-bench-print-'));
   const files: string[] = [];
   const protocolIds = clinic.sampleProtocolIds.slice(0, 50);
+  // A 500 MiB zip is made of the same 150 reports stored at 3.4 MiB each (the zip writer never
+  // parses them): each exam's resource is pointed at its small PDF or its large file in turn.
+  const big = Buffer.alloc(Math.round((3.4 * 2 ** 20) / 4) * 4);
+  for (let i = 0; i < big.length; i += 4) big.writeUInt32LE((i * 2654435761) >>> 0, i);
+  const stored: Array<{ examId: string; small: StoredFile; large: StoredFile }> = [];
   let n = 0;
   for (const protocolId of protocolIds) {
     const exams = await ctx.db
@@ -297,16 +324,25 @@ async function runSize(protocolCount: number, withPrint: boolean) {
       .execute();
     for (const exam of exams.slice(0, 3)) {
       const bytes = await reportPdf(`report ${n}`, 1 + (n % 3), n + 7);
-      const key = `bench/print/${n++}`;
-      const stored = await storeFile(ctx, key, bytes);
-      files.push(ctx.storage.localPath!(key));
-      await ctx.db
-        .updateTable('resources')
-        .set({ storageKey: key, size: stored.size, crc32: stored.crc32, sha256: stored.sha256 })
-        .where('examId', '=', exam.id)
-        .execute();
+      const small = await storeFile(ctx, `bench/print/${n}`, bytes);
+      const large = await storeFile(ctx, `bench/big/${n++}`, big);
+      files.push(ctx.storage.localPath!(small.key));
+      stored.push({ examId: exam.id, small, large });
     }
   }
+  const useFiles = async (size: 'small' | 'large') => {
+    for (const s of stored) {
+      const f = s[size];
+      await ctx.db
+        .updateTable('resources')
+        .set({ storageKey: f.key, size: f.size, crc32: f.crc32, sha256: f.sha256 })
+        .where('examId', '=', s.examId)
+        .execute();
+    }
+  };
+  await useFiles('small');
+  // What the setup wrote reaches the disk before anything is timed.
+  execFileSync('sync');
   const totalBytes = files.reduce((sum, f) => sum + fs.statSync(f).size, 0);
   // Printing is measured on the portal as it runs in production: a server process of its own,
   // on the same data, whose memory can be read apart from the benchmark's.
@@ -314,13 +350,15 @@ async function runSize(protocolCount: number, withPrint: boolean) {
   const serverAddress = server.address;
   // curl, a separate process, is the client: a client in this process would compete with the server.
   const ttfb: number[] = [];
-  const print = async (isCompressed: boolean) => {
+  const walls: number[] = [];
+  const print = async (isCompressed: boolean, output = path.join(work, isCompressed ? 'out.zip' : 'out.pdf')) => {
+    const started = performance.now();
     const { stdout: out } = await execFileAsync('curl', [
       '-s',
       '-o',
-      path.join(work, isCompressed ? 'out.zip' : 'out.pdf'),
+      output,
       '-w',
-      '%{http_code} %{time_starttransfer}',
+      '%{http_code} %{time_starttransfer} %{time_total}',
       '-H',
       `authorization: Bearer ${physician}`,
       '-H',
@@ -329,23 +367,58 @@ async function runSize(protocolCount: number, withPrint: boolean) {
       JSON.stringify({ requestIds: protocolIds, isCompressed }),
       `${serverAddress}/api/v2/delivery/resource/batchPrinting`,
     ]);
-    const [status, starttransfer] = out.split(' ');
+    const [status, starttransfer, total] = out.split(' ');
     if (status !== '200') throw new Error(`batch print answered ${status}`);
     ttfb.push(Number(starttransfer) * 1000);
+    walls.push(performance.now() - started);
+    // The request as curl times it, from connecting to the last byte: curl's own start (about
+    // 20 ms here, against zip's 6) is the client's cost, not the portal's.
+    return Number(total) * 1000;
   };
-  const pdfMs = await timed(() => print(false));
-  const qpdfMs = await timed(() =>
-    execFileSync('qpdf', ['--empty', '--pages', ...files, '--', path.join(work, 'q.pdf')]),
+  // A 500 MiB zip streamed by the server process, with its memory as /proc shows it: the resident
+  // size before and at its peak, and the anonymous part sampled every 10 ms while the zip streams.
+  const bigZip = async (when: string) => {
+    await useFiles('large');
+    const before = memoryOf(server.pid);
+    const composition = memoryComposition(server.pid);
+    // Linux resets the process's peak resident size (VmHWM) when 5 is written to clear_refs.
+    fs.writeFileSync(`/proc/${server.pid}/clear_refs`, '5');
+    let anonPeak = before.anon;
+    const sampler = setInterval(() => (anonPeak = Math.max(anonPeak, memoryOf(server.pid).anon)), 10);
+    const zipStart = performance.now();
+    await print(true, '/dev/null');
+    const bigZipMs = performance.now() - zipStart;
+    clearInterval(sampler);
+    const after = memoryOf(server.pid);
+    await useFiles('small');
+    console.log(
+      `zip of 500 MiB (150 stored reports of 3.4 MiB) ${when}: ${bigZipMs.toFixed(0)} ms; RSS ${before.rss} MiB before, peak ${after.hwm} MiB while streaming; anonymous memory ${before.anon} MiB before, peak ${anonPeak} MiB`,
+    );
+    console.log(`  resident memory before it, MiB: ${composition}`);
+  };
+  const [pdfMs, qpdfMs, pdfRuns] = await timedSideBySide(
+    () => print(false),
+    () => void execFileSync('qpdf', ['--empty', '--pages', ...files, '--', path.join(work, 'q.pdf')]),
   );
   const pdfTtfb = median(ttfb.splice(0));
-  const zipMs = await timed(() => print(true));
+  const [zipMs, zip0Ms, zipRuns] = await timedSideBySide(
+    () => print(true),
+    () => {
+      fs.rmSync(path.join(work, 'z.zip'), { force: true });
+      execFileSync('zip', ['-0', '-q', '-j', path.join(work, 'z.zip'), ...files]);
+    },
+  );
   const zipTtfb = median(ttfb.splice(0));
-  const zip0Ms = await timed(() => {
-    fs.rmSync(path.join(work, 'z.zip'), { force: true });
-    execFileSync('zip', ['-0', '-q', '-j', path.join(work, 'z.zip'), ...files]);
-  });
+  const zipWallMs = median(walls.slice(-PRINT_RUNS));
+  const devNull = fs.openSync('/dev/null', 'w');
+  const [zipNullMs, zip0NullMs, zipNullRuns] = await timedSideBySide(
+    () => print(true, '/dev/null'),
+    () => void execFileSync('zip', ['-0', '-q', '-j', '-', ...files], { stdio: ['ignore', devNull, 'inherit'] }),
+  );
+  ttfb.splice(0);
+  fs.closeSync(devNull);
   console.log(
-    `\nbatch printing: ${protocolIds.length} protocols, ${files.length} reports, ${(totalBytes / 2 ** 20).toFixed(1)} MiB (median of 3)`,
+    `\nbatch printing: ${protocolIds.length} protocols, ${files.length} reports, ${(totalBytes / 2 ** 20).toFixed(1)} MiB (median of ${PRINT_RUNS}, each task in turn with its reference)`,
   );
   console.log(`time to the response headers: pdf ${pdfTtfb.toFixed(0)} ms, zip ${zipTtfb.toFixed(0)} ms`);
   console.log('| task | portal ms | reference | reference ms | ratio |');
@@ -354,6 +427,12 @@ async function runSize(protocolCount: number, withPrint: boolean) {
     `| merged PDF | ${pdfMs.toFixed(0)} | qpdf --empty --pages | ${qpdfMs.toFixed(0)} | ${(pdfMs / qpdfMs).toFixed(2)} |`,
   );
   console.log(`| zip | ${zipMs.toFixed(0)} | zip -0 | ${zip0Ms.toFixed(0)} | ${(zipMs / zip0Ms).toFixed(2)} |`);
+  console.log(
+    `| zip, discarded | ${zipNullMs.toFixed(0)} | zip -0 to /dev/null | ${zip0NullMs.toFixed(0)} | ${(zipNullMs / zip0NullMs).toFixed(2)} |`,
+  );
+  console.log(
+    `| zip, with curl's own start | ${zipWallMs.toFixed(0)} | zip -0 | ${zip0Ms.toFixed(0)} | ${(zipWallMs / zip0Ms).toFixed(2)} |`,
+  );
 
   // The same work without HTTP, sessions, authorisation, audit or read marks: the merger and
   // the zip writer alone, writing to a file like the tools do.
@@ -402,6 +481,12 @@ async function runSize(protocolCount: number, withPrint: boolean) {
   console.log(
     `| writeZip alone, to a file | ${writerMs.toFixed(0)} | zip -0 | ${zip0Ms.toFixed(0)} | ${(writerMs / zip0Ms).toFixed(2)} |`,
   );
+  console.log(
+    `each run, ms (portal / reference): merged PDF ${pdfRuns}; zip ${zipRuns}; zip, discarded ${zipNullRuns}`,
+  );
+
+  console.log('');
+  await bigZip('after the prints above, one at a time');
 
   // Ten batch prints at once while another user lists: the list's latency during the prints
   // (the server process alone serves both).
@@ -424,44 +509,7 @@ async function runSize(protocolCount: number, withPrint: boolean) {
     `patient list during 10 concurrent PDF batch prints (${prints} prints done): ${during.rps} req/s, p99 ${during.p99} ms, non-2xx ${during.errors}`,
   );
 
-  // A 500 MiB zip: 150 stored reports of 3.4 MiB each (the zip writer never parses them).
-  const big = Buffer.alloc(Math.round((3.4 * 2 ** 20) / 4) * 4);
-  for (let i = 0; i < big.length; i += 4) big.writeUInt32LE((i * 2654435761) >>> 0, i);
-  let m = 0;
-  for (const protocolId of protocolIds) {
-    const exams = await ctx.db
-      .selectFrom('exams')
-      .select('id')
-      .where('protocolId', '=', protocolId)
-      .where('isEnabled', '=', 1)
-      .execute();
-    for (const exam of exams) {
-      const key = `bench/big/${m++}`;
-      const stored = await storeFile(ctx, key, big);
-      await ctx.db
-        .updateTable('resources')
-        .set({ storageKey: key, size: stored.size, crc32: stored.crc32, sha256: stored.sha256 })
-        .where('examId', '=', exam.id)
-        .execute();
-    }
-  }
-  const before = memoryOf(server.pid);
-  // Linux resets the process's peak resident size (VmHWM) when 5 is written to clear_refs.
-  fs.writeFileSync(`/proc/${server.pid}/clear_refs`, '5');
-  // The resident size counts the pages of the database file SQLite maps into memory; the
-  // process's own (anonymous) memory is sampled apart while the zip streams.
-  let anonPeak = before.anon;
-  const sampler = setInterval(() => (anonPeak = Math.max(anonPeak, memoryOf(server.pid).anon)), 10);
-  const zipStart = performance.now();
-  await print(true);
-  const bigZipMs = performance.now() - zipStart;
-  clearInterval(sampler);
-  const after = memoryOf(server.pid);
-  const zipSize = fs.statSync(path.join(work, 'out.zip')).size;
-  fs.rmSync(path.join(work, 'out.zip'));
-  console.log(
-    `zip of ${(zipSize / 2 ** 20).toFixed(0)} MiB in ${bigZipMs.toFixed(0)} ms by the server process: RSS ${before.rss} MiB before, peak ${after.hwm} MiB while streaming; anonymous memory ${before.anon} MiB before, peak ${anonPeak} MiB (sampled every 10 ms)`,
-  );
+  await bigZip('after the 10 concurrent PDF prints');
   server.stop();
   fs.rmSync(work, { recursive: true, force: true });
   await portal.close();
@@ -476,6 +524,38 @@ function memoryOf(pid: number): { rss: number; hwm: number; anon: number } {
     hwm: Math.round(kib('VmHWM') / 1024),
     anon: Math.round(kib('RssAnon') / 1024),
   };
+}
+
+/**
+ * What a process's resident memory is made of, in MiB, from /proc/<pid>/smaps: the malloc heap
+ * (SQLite's page caches among it), other anonymous memory (V8's heap, buffers), program files and
+ * the mapped database.
+ */
+function memoryComposition(pid: number): string {
+  const sizes = { 'malloc heap': 0, 'other anonymous': 0, 'program files': 0, database: 0 };
+  let kind: keyof typeof sizes | undefined;
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping) {
+      const name = mapping[1]!;
+      kind =
+        name === '[heap]'
+          ? 'malloc heap'
+          : name === ''
+            ? 'other anonymous'
+            : name.startsWith('/')
+              ? /\.db(-wal|-shm)?$/.test(name)
+                ? 'database'
+                : 'program files'
+              : undefined;
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss && kind) sizes[kind] += Number(rss[1]);
+  }
+  return Object.entries(sizes)
+    .map(([name, kib]) => `${name} ${Math.round(kib / 1024)}`)
+    .join(', ');
 }
 
 /** The built server (apps/server/dist) in a process of its own, on the benchmark's data. */
@@ -523,8 +603,10 @@ async function storeFile(ctx: Awaited<ReturnType<typeof createPortal>>['ctx'], k
   const file = ctx.storage.localPath!(key);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, bytes);
-  return { size: bytes.length, sha256: sha256Hex(bytes), crc32: zlib.crc32(bytes) >>> 0 };
+  return { key, size: bytes.length, sha256: sha256Hex(bytes), crc32: zlib.crc32(bytes) >>> 0 };
 }
+
+type StoredFile = Awaited<ReturnType<typeof storeFile>>;
 
 main().catch((error: unknown) => {
   console.error(error);
