@@ -313,6 +313,26 @@ describe('physician dashboard', () => {
     await fitsPhoneWidth(page);
     await page.context().close();
   });
+
+  it('shows a failed print as an error toast that closes by itself and keeps the selection', async () => {
+    const page = await signedIn(physician, '/dashboard/physician/protocols');
+    await count(page, 58);
+    await page.getByRole('checkbox', { name: 'Selecionar o protocolo PH-001' }).check();
+    await selectedCount(page, '1 protocolo(s) selecionado(s)').waitFor();
+    // The portal fails while printing (spec 8: a 5xx is an error toast for 5 s).
+    await page.route('**/api/v2/delivery/resource/batchPrinting', (route) =>
+      route.fulfill({ status: 500, contentType: 'application/json', body: '{"message":"Internal server error."}' }),
+    );
+    await answerPrint(page, 'Imprimir', 'Sim');
+    const toast = page
+      .getByRole('alert')
+      .filter({ hasText: 'Não foi possível concluir a operação. Tente novamente ou fale com o suporte.' });
+    await toast.waitFor();
+    expect(await toast.getAttribute('style')).toContain('--mantine-color-red');
+    await toast.waitFor({ state: 'detached', timeout: 10_000 });
+    await selectedCount(page, '1 protocolo(s) selecionado(s)').waitFor();
+    await page.context().close();
+  });
 });
 
 describe('external dashboard', () => {
