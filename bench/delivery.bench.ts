@@ -44,35 +44,33 @@ function median(values: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-async function timed(fn: () => Promise<unknown> | unknown, runs = 3): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await fn();
-    times.push(performance.now() - t0);
-  }
-  return median(times);
-}
+type Task = () => Promise<number | void> | number | void;
 
 /**
- * Medians of two tasks run in turns (a, b, a, b…), so both see the machine in the same state. A
- * task that measures itself returns its own time in ms; otherwise its wall time is taken.
+ * Runs tasks in turns (a, b, a, b…), so each sees the machine in the state the others do. A task
+ * that measures itself returns its own time in ms; otherwise its wall time is taken. Per task: the
+ * median, the median wall time, and every run.
  */
-async function timedSideBySide(
-  a: () => Promise<number | void> | number | void,
-  b: () => Promise<number | void> | number | void,
-  runs = PRINT_RUNS,
-): Promise<[number, number, string]> {
-  const times: [number[], number[]] = [[], []];
+async function timedInTurns(tasks: Task[], runs = PRINT_RUNS) {
+  const own = tasks.map(() => [] as number[]);
+  const wall = tasks.map(() => [] as number[]);
   for (let i = 0; i < runs; i++) {
-    for (const [j, fn] of [a, b].entries()) {
+    for (const [j, task] of tasks.entries()) {
       const t0 = performance.now();
-      const own = await fn();
-      times[j]!.push(typeof own === 'number' ? own : performance.now() - t0);
+      const measured = await task();
+      wall[j]!.push(performance.now() - t0);
+      own[j]!.push(typeof measured === 'number' ? measured : wall[j]!.at(-1)!);
     }
   }
-  const runsText = times.map((t) => t.map((x) => x.toFixed(0)).join(' ')).join(' / ');
-  return [median(times[0]), median(times[1]), runsText];
+  return tasks.map((_, j) => ({
+    ms: median(own[j]!),
+    wallMs: median(wall[j]!),
+    runs: own[j]!.map((x) => x.toFixed(0)).join(' '),
+  }));
+}
+
+async function timed(task: Task, runs = 3): Promise<number> {
+  return (await timedInTurns([task], runs))[0]!.ms;
 }
 
 async function load(url: string, headers: Record<string, string>, duration = SECONDS) {
@@ -350,9 +348,7 @@ async function runSize(protocolCount: number, withPrint: boolean) {
   const serverAddress = server.address;
   // curl, a separate process, is the client: a client in this process would compete with the server.
   const ttfb: number[] = [];
-  const walls: number[] = [];
   const print = async (isCompressed: boolean, output = path.join(work, isCompressed ? 'out.zip' : 'out.pdf')) => {
-    const started = performance.now();
     const { stdout: out } = await execFileAsync('curl', [
       '-s',
       '-o',
@@ -370,7 +366,6 @@ async function runSize(protocolCount: number, withPrint: boolean) {
     const [status, starttransfer, total] = out.split(' ');
     if (status !== '200') throw new Error(`batch print answered ${status}`);
     ttfb.push(Number(starttransfer) * 1000);
-    walls.push(performance.now() - started);
     // The request as curl times it, from connecting to the last byte: curl's own start (about
     // 20 ms here, against zip's 6) is the client's cost, not the portal's.
     return Number(total) * 1000;
@@ -396,27 +391,25 @@ async function runSize(protocolCount: number, withPrint: boolean) {
     );
     console.log(`  resident memory before it, MiB: ${composition}`);
   };
-  const [pdfMs, qpdfMs, pdfRuns] = await timedSideBySide(
+  const [pdf, qpdf] = await timedInTurns([
     () => print(false),
     () => void execFileSync('qpdf', ['--empty', '--pages', ...files, '--', path.join(work, 'q.pdf')]),
-  );
+  ]);
   const pdfTtfb = median(ttfb.splice(0));
-  const [zipMs, zip0Ms, zipRuns] = await timedSideBySide(
+  const [zip, zip0] = await timedInTurns([
     () => print(true),
     () => {
       fs.rmSync(path.join(work, 'z.zip'), { force: true });
       execFileSync('zip', ['-0', '-q', '-j', path.join(work, 'z.zip'), ...files]);
     },
-  );
+  ]);
   const zipTtfb = median(ttfb.splice(0));
-  const zipWallMs = median(walls.slice(-PRINT_RUNS));
-  const devNull = fs.openSync('/dev/null', 'w');
-  const [zipNullMs, zip0NullMs, zipNullRuns] = await timedSideBySide(
+  const [zipNull, zip0Null] = await timedInTurns([
     () => print(true, '/dev/null'),
-    () => void execFileSync('zip', ['-0', '-q', '-j', '-', ...files], { stdio: ['ignore', devNull, 'inherit'] }),
-  );
+    () => void execFileSync('zip', ['-0', '-q', '-j', '-', ...files], { stdio: ['ignore', 'ignore', 'inherit'] }),
+  ]);
   ttfb.splice(0);
-  fs.closeSync(devNull);
+  const [pdfMs, qpdfMs, zipMs, zip0Ms] = [pdf!.ms, qpdf!.ms, zip!.ms, zip0!.ms];
   console.log(
     `\nbatch printing: ${protocolIds.length} protocols, ${files.length} reports, ${(totalBytes / 2 ** 20).toFixed(1)} MiB (median of ${PRINT_RUNS}, each task in turn with its reference)`,
   );
@@ -428,10 +421,10 @@ async function runSize(protocolCount: number, withPrint: boolean) {
   );
   console.log(`| zip | ${zipMs.toFixed(0)} | zip -0 | ${zip0Ms.toFixed(0)} | ${(zipMs / zip0Ms).toFixed(2)} |`);
   console.log(
-    `| zip, discarded | ${zipNullMs.toFixed(0)} | zip -0 to /dev/null | ${zip0NullMs.toFixed(0)} | ${(zipNullMs / zip0NullMs).toFixed(2)} |`,
+    `| zip, discarded | ${zipNull!.ms.toFixed(0)} | zip -0 to /dev/null | ${zip0Null!.ms.toFixed(0)} | ${(zipNull!.ms / zip0Null!.ms).toFixed(2)} |`,
   );
   console.log(
-    `| zip, with curl's own start | ${zipWallMs.toFixed(0)} | zip -0 | ${zip0Ms.toFixed(0)} | ${(zipWallMs / zip0Ms).toFixed(2)} |`,
+    `| zip, with curl's own start | ${zip!.wallMs.toFixed(0)} | zip -0 | ${zip0Ms.toFixed(0)} | ${(zip!.wallMs / zip0Ms).toFixed(2)} |`,
   );
 
   // The same work without HTTP, sessions, authorisation, audit or read marks: the merger and
@@ -482,7 +475,7 @@ async function runSize(protocolCount: number, withPrint: boolean) {
     `| writeZip alone, to a file | ${writerMs.toFixed(0)} | zip -0 | ${zip0Ms.toFixed(0)} | ${(writerMs / zip0Ms).toFixed(2)} |`,
   );
   console.log(
-    `each run, ms (portal / reference): merged PDF ${pdfRuns}; zip ${zipRuns}; zip, discarded ${zipNullRuns}`,
+    `each run, ms (portal / reference): merged PDF ${pdf!.runs} / ${qpdf!.runs}; zip ${zip!.runs} / ${zip0!.runs}; zip, discarded ${zipNull!.runs} / ${zip0Null!.runs}`,
   );
 
   console.log('');
@@ -526,28 +519,32 @@ function memoryOf(pid: number): { rss: number; hwm: number; anon: number } {
   };
 }
 
+type MappingKind = 'malloc heap' | 'other anonymous' | 'program files' | 'database';
+
+function mappingKind(name: string): MappingKind | undefined {
+  if (name === '[heap]') return 'malloc heap';
+  if (name === '') return 'other anonymous';
+  if (!name.startsWith('/')) return undefined; // the stack, vdso and the like
+  return /\.db(-wal|-shm)?$/.test(name) ? 'database' : 'program files';
+}
+
 /**
  * What a process's resident memory is made of, in MiB, from /proc/<pid>/smaps: the malloc heap
  * (SQLite's page caches among it), other anonymous memory (V8's heap, buffers), program files and
  * the mapped database.
  */
 function memoryComposition(pid: number): string {
-  const sizes = { 'malloc heap': 0, 'other anonymous': 0, 'program files': 0, database: 0 };
-  let kind: keyof typeof sizes | undefined;
+  const sizes: Record<MappingKind, number> = {
+    'malloc heap': 0,
+    'other anonymous': 0,
+    'program files': 0,
+    database: 0,
+  };
+  let kind: MappingKind | undefined;
   for (const line of fs.readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
     const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
     if (mapping) {
-      const name = mapping[1]!;
-      kind =
-        name === '[heap]'
-          ? 'malloc heap'
-          : name === ''
-            ? 'other anonymous'
-            : name.startsWith('/')
-              ? /\.db(-wal|-shm)?$/.test(name)
-                ? 'database'
-                : 'program files'
-              : undefined;
+      kind = mappingKind(mapping[1]!);
       continue;
     }
     const rss = /^Rss:\s+(\d+) kB/.exec(line);
