@@ -1,5 +1,13 @@
+import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig } from './config.js';
 import { createPortal } from './server.js';
+
+// V8 starts allocating an object literal or array straight in its old generation once most of
+// that site's objects have outlived young collections. Here the sites are shared by calls that
+// last milliseconds and downloads that last seconds: after a few batch prints, every list call
+// left its request objects in the old generation, which grew by about 80 MiB in 5 s of lists
+// until a full collection (docs/decisions.md, "Allocation-site pretenuring off").
+setFlagsFromString('--no-allocation-site-pretenuring');
 
 async function main(): Promise<void> {
   let config;
