@@ -273,7 +273,12 @@ describe('results history (contract 8)', () => {
 
 describe('batch print (contract 7 and 8)', () => {
   test('0 and 51 protocols are 400 with the catalogue texts; guests 403; one protocol not his 404', async () => {
-    const physician = await makeUser(world.portal.ctx, { type: 'PHYSICIAN', crm: '9999', uf: 'RJ' });
+    const physician = await makeUser(world.portal.ctx, {
+      type: 'PHYSICIAN',
+      crm: '9999',
+      uf: 'RJ',
+      vouchedBy: [world.institution.id],
+    });
     const token = await world.portal.sessionFor({ role: 'PHYSICIAN', userId: physician.id, username: physician.email });
     const print = (t: string, requestIds: string[], isCompressed = false) =>
       app().inject({

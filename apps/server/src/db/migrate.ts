@@ -8,6 +8,7 @@ import * as listCoveringIndexes from './migrations/2026_11_22_0070_list_covering
 import * as revisions from './migrations/2026_11_23_0080_revisions.js';
 import * as protocolDayCounts from './migrations/2026_11_23_0090_protocol_day_counts.js';
 import * as listRevisions from './migrations/2026_11_23_0100_list_revisions.js';
+import * as physicianVouches from './migrations/2026_11_26_0300_physician_vouches.js';
 
 /** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
 const MIGRATIONS = {
@@ -19,16 +20,22 @@ const MIGRATIONS = {
   '2026_11_23_0080_revisions': revisions,
   '2026_11_23_0090_protocol_day_counts': protocolDayCounts,
   '2026_11_23_0100_list_revisions': listRevisions,
+  '2026_11_26_0300_physician_vouches': physicianVouches,
 } as const;
 
-export async function migrateToLatest(handle: DatabaseHandle): Promise<void> {
+/**
+ * Runs every migration not run yet; `until` stops after that one (tests of a migration over the
+ * data of the versions before it).
+ */
+export async function migrateToLatest(handle: DatabaseHandle, until?: keyof typeof MIGRATIONS): Promise<void> {
+  const names = Object.keys(MIGRATIONS);
+  const wanted = until === undefined ? names.length : names.indexOf(until) + 1;
   const provider: MigrationProvider = {
     getMigrations: async () =>
       Object.fromEntries(
-        Object.entries(MIGRATIONS).map(([name, m]): [string, Migration] => [
-          name,
-          { up: (db) => m.up(db, handle.dialect) },
-        ]),
+        Object.entries(MIGRATIONS)
+          .slice(0, wanted)
+          .map(([name, m]): [string, Migration] => [name, { up: (db) => m.up(db, handle.dialect) }]),
       ),
   };
   const migrator = new Migrator({ db: handle.db, provider, allowUnorderedMigrations: true });

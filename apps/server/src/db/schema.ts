@@ -61,7 +61,10 @@ export interface UserTable {
   licenseNumber: string | null;
   licenseState: string | null;
   favoriteTagId: string | null;
-  /** Company users: the institution they administer; physicians: the inviting institution. */
+  /**
+   * Company users: the institution they administer; physicians: the inviting institution (which
+   * vouches for them, `physician_vouches`).
+   */
   institutionId: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
@@ -354,7 +357,7 @@ export interface RevisionTable {
   revision: number;
 }
 
-/** Live protocols per list scope ('patient:<id>', 'tag:<id>', 'license:<crm>/<uf>') and day (GMT-3), kept by triggers. */
+/** Live protocols per list scope ('patient:<id>', 'tag:<id>', 'license:<crm>/<uf>@<institution id>') and day (GMT-3), kept by triggers. */
 export interface ProtocolDayCountTable {
   scope: string;
   day: string;
@@ -365,6 +368,15 @@ export interface ProtocolDayCountTable {
 export interface ListRevisionTable {
   scope: string;
   revision: number;
+}
+
+/** An institution vouching for a physician: his license opens that institution's protocols (docs/security.md). */
+export interface PhysicianVouchTable {
+  userId: string;
+  institutionId: string;
+  /** The account that vouched (null: the invitation, or the migration of older accounts). */
+  createdBy: string | null;
+  createdAt: Timestamp;
 }
 
 export interface Database {
@@ -396,4 +408,5 @@ export interface Database {
   revisions: RevisionTable;
   protocolDayCounts: ProtocolDayCountTable;
   listRevisions: ListRevisionTable;
+  physicianVouches: PhysicianVouchTable;
 }

@@ -29,6 +29,8 @@ export interface AuthContext {
     institutionId: string | null;
     /** Physicians and external users: the tags they belong to. */
     tagIds: string[];
+    /** Physicians: the institutions that vouched for them (their license opens those only). */
+    vouchedInstitutionIds: string[];
   } | null;
   /** Guest and share sessions: the protocols they reach. */
   protocolIds: string[];
@@ -198,6 +200,7 @@ type SessionCheckRow = Omit<SessionTable, 'createdAt'> & {
   licenseState: string | null;
   accountInstitutionId: string | null;
   tagIds: string | null;
+  vouchedInstitutionIds: string | null;
   shareActive: number | null;
   shareExpiresAt: string | null;
   shareEmail: string | null;
@@ -220,6 +223,8 @@ function sessionCheckSql(r: SqlReader): string {
     u.license_number as "licenseNumber", u.license_state as "licenseState", u.institution_id as "accountInstitutionId",
     case when s.role in ('PHYSICIAN', 'EXTERNAL') then (select ${r.joined('tm.tag_id', 'tm.tag_id')}
       from tag_members tm where tm.user_id = s.user_id) end as "tagIds",
+    case when s.role = 'PHYSICIAN' then (select ${r.joined('pv.institution_id', 'pv.institution_id')}
+      from physician_vouches pv where pv.user_id = s.user_id) end as "vouchedInstitutionIds",
     sh.active as "shareActive", sh.expires_at as "shareExpiresAt", sh.email as "shareEmail",
     case when s.role in ('GUEST', 'SHARE') then (select ${r.joined('sp.protocol_id', 'sp.protocol_id')}
       from session_protocols sp where sp.session_id = s.id) end as "protocolIds",
@@ -283,6 +288,7 @@ export async function verifyAccessToken(ctx: AppContext, token: string): Promise
             licenseState: session.licenseState,
             institutionId: session.accountInstitutionId,
             tagIds: splitList(session.tagIds),
+            vouchedInstitutionIds: splitList(session.vouchedInstitutionIds),
           },
     protocolIds: splitList(session.protocolIds),
     sharedWith: session.role === 'SHARE' ? session.shareEmail : null,

@@ -233,6 +233,30 @@ export const zTagUser = z.object({
   active: z.boolean(),
 });
 
+/**
+ * A physician an institution vouches for: his license opens that institution's protocols
+ * (administration API, `…/institution/{id}/physicians`).
+ */
+export const zVouchedPhysician = z.object({
+  id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  crm: z.string().nullable(),
+  uf: z.string().nullable(),
+  active: z.boolean(),
+  /** When the institution vouched (ISO 8601). */
+  vouchedAt: z.string(),
+});
+export type VouchedPhysician = z.infer<typeof zVouchedPhysician>;
+
+/** Vouch for an existing physician account, named by its id or its e-mail (one of the two). */
+export const zVouchBody = z
+  .object({ userId: z.string().min(1).max(64).nullish(), email: zEmail.nullish() })
+  .refine((b) => Boolean(b.userId) !== Boolean(b.email), {
+    message: 'give either userId or email',
+    path: ['userId'],
+  });
+
 /** Spec 3 custom clinic page. */
 export const zCustomLoginPage = z.object({
   name: z.string(),

@@ -29,10 +29,23 @@ export async function up(db: Db, dialect: Dialect): Promise<void> {
     .addColumn('n', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('protocol_day_counts_pk', ['scope', 'day'])
     .execute();
+  const license: LicenseScope = (alias) => `'license:' || ${alias}.crm || '/' || ${alias}.uf`;
+  await createDayCountTriggers(db, dialect, license);
+  await countProtocols(db, dialect, license, true);
+}
 
+/**
+ * A requester license's scope as SQL, from a protocol_requesters row (`alias`) and the
+ * institution of its protocol (`institution`, an SQL expression).
+ */
+export type LicenseScope = (alias: string, institution: string) => string;
+
+/** The triggers that keep protocol_day_counts, with license scopes as `licenseOf` names them. */
+export async function createDayCountTriggers(db: Db, dialect: Dialect, licenseOf: LicenseScope): Promise<void> {
   const day = (value: string) => daySql(dialect, value);
   const add = `on conflict (scope, day) do update set n = protocol_day_counts.n + excluded.n`;
-  const license = (alias: string) => `'license:' || ${alias}.crm || '/' || ${alias}.uf`;
+  /** The protocol's institution, from a requester row (its protocol may be gone on delete). */
+  const institutionOf = (row: string) => `(select p.institution_id from protocols p where p.id = ${row}.protocol_id)`;
   const live = (protocolId: string) =>
     `exists (select 1 from protocols p where p.id = ${protocolId} and p.disabled = 0)`;
   /** One protocol row (`row` is old or new) in (+1) or out (-1) of its patient's and tag's counts. */
@@ -49,17 +62,20 @@ export async function up(db: Db, dialect: Dialect): Promise<void> {
   const licenseScopes = (row: string, sign: 1 | -1, when: string) =>
     sign === 1
       ? `insert into protocol_day_counts (scope, day, n)
-          select ${license('pr')}, ${day('pr.sort_at')}, 1 from protocol_requesters pr
+          select ${licenseOf('pr', `${row}.institution_id`)}, ${day('pr.sort_at')}, 1 from protocol_requesters pr
           where pr.protocol_id = ${row}.id and ${when} ${add};`
       : `update protocol_day_counts set n = n - 1 where ${when} and (scope, day) in
-          (select ${license('pr')}, ${day('pr.sort_at')} from protocol_requesters pr where pr.protocol_id = ${row}.id);`;
+          (select ${licenseOf('pr', `${row}.institution_id`)}, ${day('pr.sort_at')} from protocol_requesters pr
+            where pr.protocol_id = ${row}.id);`;
   /** One requester row in or out of its license's count, when its protocol is live. */
   const requesterScope = (row: string, sign: 1 | -1) =>
     sign === 1
-      ? `insert into protocol_day_counts (scope, day, n) select ${license(row)}, ${day(`${row}.sort_at`)}, 1
+      ? `insert into protocol_day_counts (scope, day, n)
+          select ${licenseOf(row, institutionOf(row))}, ${day(`${row}.sort_at`)}, 1
           where ${live(`${row}.protocol_id`)} ${add};`
       : `update protocol_day_counts set n = n - 1
-          where scope = ${license(row)} and day = ${day(`${row}.sort_at`)} and ${live(`${row}.protocol_id`)};`;
+          where scope = ${licenseOf(row, institutionOf(row))} and day = ${day(`${row}.sort_at`)}
+            and ${live(`${row}.protocol_id`)};`;
 
   /** A protocol's requester rows carry its date: the physician's list walks them by it. */
   const requesterDates = (row: string) =>
@@ -129,12 +145,20 @@ export async function up(db: Db, dialect: Dialect): Promise<void> {
         .execute(db);
     }
   }
+}
 
-  // The counts of the protocols already there.
+/** The counts of the protocols already there: every scope, or (`all` false) the licenses only. */
+export async function countProtocols(db: Db, dialect: Dialect, licenseOf: LicenseScope, all: boolean): Promise<void> {
+  const day = (value: string) => daySql(dialect, value);
+  const license = licenseOf('pr', 'p.institution_id');
   for (const [scope, from, where, sortAt] of [
-    [`'patient:' || p.patient_user_id`, 'protocols p', 'p.patient_user_id is not null', 'p.sort_at'],
-    [`'tag:' || p.tag_id`, 'protocols p', 'p.tag_id is not null', 'p.sort_at'],
-    [license('pr'), 'protocol_requesters pr join protocols p on p.id = pr.protocol_id', 'true', 'pr.sort_at'],
+    ...(all
+      ? ([
+          [`'patient:' || p.patient_user_id`, 'protocols p', 'p.patient_user_id is not null', 'p.sort_at'],
+          [`'tag:' || p.tag_id`, 'protocols p', 'p.tag_id is not null', 'p.sort_at'],
+        ] as const)
+      : []),
+    [license, 'protocol_requesters pr join protocols p on p.id = pr.protocol_id', 'true', 'pr.sort_at'],
   ] as const) {
     await sql
       .raw(
@@ -143,5 +167,21 @@ export async function up(db: Db, dialect: Dialect): Promise<void> {
           group by ${scope}, ${day(sortAt)}`,
       )
       .execute(db);
+  }
+}
+
+/** Drops what createDayCountTriggers made. */
+export async function dropDayCountTriggers(db: Db, dialect: Dialect): Promise<void> {
+  if (dialect === 'sqlite') {
+    for (const table of ['protocols', 'protocol_requesters']) {
+      for (const event of ['insert', 'update', 'delete']) {
+        await sql.raw(`drop trigger if exists ${table}_day_counts_${event}`).execute(db);
+      }
+    }
+  } else {
+    for (const table of ['protocols', 'protocol_requesters']) {
+      await sql.raw(`drop trigger if exists ${table}_day_counts on ${table}`).execute(db);
+      await sql.raw(`drop function if exists ${table}_day_counts()`).execute(db);
+    }
   }
 }

@@ -18,16 +18,6 @@ export function findUserByCpf(db: Db, cpf: string): Promise<UserRow | undefined>
   return db.selectFrom('users').selectAll().where('cpf', '=', cpf).executeTakeFirst();
 }
 
-export function findPhysicianByLicense(db: Db, licenseNumber: string, licenseState: string) {
-  return db
-    .selectFrom('users')
-    .select('id')
-    .where('type', '=', 'PHYSICIAN')
-    .where('licenseNumber', '=', licenseNumber)
-    .where('licenseState', '=', licenseState)
-    .executeTakeFirst();
-}
-
 export async function insertUser(db: Db, user: Insertable<UserTable>): Promise<void> {
   await db.insertInto('users').values(user).execute();
 }

@@ -10,6 +10,8 @@ import {
   zTagUser,
   zTagUserBody,
   zTagUserUpdate,
+  zVouchBody,
+  zVouchedPhysician,
 } from '@portal/shared/schemas/accounts';
 import { envelope } from '@portal/shared/schemas/common';
 import type { AppContext } from '../../context.js';
@@ -29,12 +31,16 @@ import {
   updateTag,
   updateTagUser,
 } from './invitations.service.js';
+import { vouchedPhysicians, vouchForPhysician, withdrawVouch } from './vouches.service.js';
 
 const BASE = '/api/administrationbe';
 const zId = z.string().min(1).max(64);
 const zInstitutionParams = z.object({ id: zId });
 const zTagParams = z.object({ id: zId, tagId: zId });
 const zTagUserParams = zTagParams.extend({ userId: zId });
+const zPhysicianParams = z.object({ id: zId, userId: zId });
+/** OpenAPI facts of the vouching operations. */
+const vouching = { tags: ['Administration: vouched physicians'], security: [{ bearer: [] }] };
 
 /** Contract 6: invitations and tags, for admins (any institution) and company users (their own). */
 export default function adminRoutes(ctx: AppContext): FastifyPluginAsync {
@@ -175,6 +181,73 @@ export default function adminRoutes(ctx: AppContext): FastifyPluginAsync {
           request.params.tagId,
           request.params.userId,
         );
+        return { data: true };
+      },
+    );
+
+    // The physicians an institution vouches for: a physician's license opens the protocols of
+    // these institutions only (docs/security.md).
+    app.get(
+      `${BASE}/institution/:id/physicians`,
+      {
+        ...auth,
+        schema: {
+          ...vouching,
+          summary: 'List the physicians an institution vouches for',
+          description:
+            'A physician sees the protocols requested under his license (CRM + UF) only in the institutions that ' +
+            'vouch for him. Admins: any institution; company users: their own (another: 404); others: 403.',
+          params: zInstitutionParams,
+          response: { 200: envelope(z.array(zVouchedPhysician)) },
+        },
+      },
+      async (request) => ({ data: await vouchedPhysicians(ctx, requireAuth(request), request.params.id) }),
+    );
+
+    app.post(
+      `${BASE}/institution/:id/physicians`,
+      {
+        ...auth,
+        schema: {
+          ...vouching,
+          summary: 'Vouch for a physician account',
+          description:
+            'The institution vouches for an existing physician account, named by `userId` or `email`: his license ' +
+            'then opens its protocols. 201 when new, 200 when it already vouched; 404 when no physician account ' +
+            'matches. Audited as `PHYSICIAN_VOUCHED`.',
+          params: zInstitutionParams,
+          body: zVouchBody,
+          response: { 200: envelope(zVouchedPhysician), 201: envelope(zVouchedPhysician) },
+        },
+      },
+      async (request, reply) => {
+        const { created, physician } = await vouchForPhysician(
+          ctx,
+          request,
+          requireAuth(request),
+          request.params.id,
+          request.body,
+        );
+        return reply.status(created ? 201 : 200).send({ data: physician });
+      },
+    );
+
+    app.delete(
+      `${BASE}/institution/:id/physicians/:userId`,
+      {
+        ...auth,
+        schema: {
+          ...vouching,
+          summary: "Withdraw an institution's vouch for a physician",
+          description:
+            "The physician's license no longer opens this institution's protocols (his tags still do). 404 when the " +
+            'institution does not vouch for that account. Audited as `PHYSICIAN_UNVOUCHED`.',
+          params: zPhysicianParams,
+          response: { 200: envelope(z.boolean()) },
+        },
+      },
+      async (request) => {
+        await withdrawVouch(ctx, request, requireAuth(request), request.params.id, request.params.userId);
         return { data: true };
       },
     );

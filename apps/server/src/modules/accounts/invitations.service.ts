@@ -11,7 +11,6 @@ import { recordAudit } from '../../plugins/audit.js';
 import { queueMail } from '../outbox/outbox.service.js';
 import {
   findInstitutionById,
-  findPhysicianByLicense,
   findUserByEmail,
   insertUser,
   retireOneTimeTokens,
@@ -105,8 +104,8 @@ export async function invitePhysician(
 ) {
   const institution = await administeredInstitution(ctx, auth, body.institutionId);
   if (await findUserByEmail(ctx.db, body.email)) throw conflict(ServerMessage.userAlreadyExists);
-  // A second account with the same license would see every protocol that license requested.
-  if (await findPhysicianByLicense(ctx.db, body.crm, body.uf)) throw conflict(ServerMessage.userAlreadyExists);
+  // A license never blocks another account: each account sees through it only the protocols of
+  // the institutions that vouched for it (the inviting one on creation; docs/security.md).
   const sent = await ctx.db.transaction().execute((trx) =>
     sendInvitation(ctx, trx, {
       kind: 'INVITE_PHYSICIAN',
@@ -172,7 +171,7 @@ export async function invitePatient(
   });
 }
 
-async function auditAdmin(
+export async function auditAdmin(
   ctx: AppContext,
   request: FastifyRequest,
   auth: AuthContext,

@@ -4,22 +4,16 @@ import { DEFAULT_LANGUAGE, TOKEN_TTL_MS } from '@portal/shared/limits';
 import { AccountMessage, type PatientCreate } from '@portal/shared/schemas/accounts';
 import { digitsOnly, EMAIL_PATTERN, isValidBrazilianPhone, isValidCpf } from '@portal/shared/validation';
 import type { AppContext } from '../../context.js';
-import { isUniqueViolation } from '../../db/database.js';
+import { type Db, isUniqueViolation } from '../../db/database.js';
 import type { UserType } from '../../db/schema.js';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { queueMail } from '../outbox/outbox.service.js';
 import { acceptCurrentTermsOnCreation } from '../terms/terms.service.js';
-import {
-  findInstitutionById,
-  findPhysicianByLicense,
-  findUserByCpf,
-  findUserByEmail,
-  insertUser,
-  updateUser,
-} from './accounts.repository.js';
+import { findInstitutionById, findUserByCpf, findUserByEmail, insertUser, updateUser } from './accounts.repository.js';
 import { mailLink } from './links.js';
+import { insertVouch } from './vouches.repository.js';
 import { consumeToken, findLiveToken, issueOneTimeToken, tokenPayload } from './one-time-tokens.js';
 import { assertAcceptablePassword } from './password-policy.js';
 import { linkProtocolIds, protocolsForNewAccount } from './protocol-link.service.js';
@@ -209,9 +203,6 @@ export async function createPhysician(
   if (!name) throw badRequest(AccountMessage.nameRequired);
   assertAcceptablePassword(body.password, body.confirmPassword);
   if (await findUserByEmail(ctx.db, email)) throw userAlreadyExists();
-  if (await findPhysicianByLicense(ctx.db, String(payload.crm ?? ''), String(payload.uf ?? ''))) {
-    throw userAlreadyExists();
-  }
   const now = ctx.clock.now().toISOString();
   const user = {
     ...baseUser(now, 'PHYSICIAN', email, name, body.language ?? row.language),
@@ -221,7 +212,11 @@ export async function createPhysician(
     licenseState: String(payload.uf ?? ''),
     institutionId: row.institutionId,
   };
-  await createInvitedUser(ctx, row, user);
+  // The inviting institution vouches for the physician: his license opens its protocols.
+  await createInvitedUser(ctx, row, user, false, async (trx) => {
+    if (row.institutionId)
+      await insertVouch(trx, { userId: user.id, institutionId: row.institutionId, createdBy: null, createdAt: now });
+  });
   return { id: user.id, email, active: true };
 }
 
@@ -251,12 +246,14 @@ async function createInvitedUser(
   row: Awaited<ReturnType<typeof findLiveToken>>,
   user: Parameters<typeof insertUser>[1] & { id: string; type: UserType },
   acceptTerms = false,
+  alongside?: (trx: Db) => Promise<void>,
 ) {
   try {
     await ctx.db.transaction().execute(async (trx) => {
       await consumeToken(ctx, trx, row);
       await insertUser(trx, user);
       if (acceptTerms) await acceptCurrentTermsOnCreation(ctx, trx, user.id, user.type);
+      await alongside?.(trx);
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw userAlreadyExists();

@@ -14,18 +14,26 @@ const INGEST = '/api/v2/delivery/ingest/protocols';
 describe('per-day counts behind the list totals', () => {
   let portal: TestPortal;
   let apiKey: string;
+  let institutionId: string;
 
   beforeAll(async () => {
     portal = await startTestPortal();
-    apiKey = (await createInstitution(portal.ctx, { code: 'CNT', name: 'Contagem', viewType: 2 })).apiKey;
+    ({
+      apiKey,
+      institution: { id: institutionId },
+    } = await createInstitution(portal.ctx, { code: 'CNT', name: 'Contagem', viewType: 2 }));
   });
   afterAll(async () => portal?.destroy());
 
-  const ingest = async (number: string, body: { requestedAt?: string; tag?: string; requesters?: string[] }) => {
+  const ingest = async (
+    number: string,
+    body: { requestedAt?: string; tag?: string; requesters?: string[] },
+    key = apiKey,
+  ) => {
     const res = await portal.app.inject({
       method: 'PUT',
       url: `${INGEST}/${number}`,
-      headers: { 'x-api-key': apiKey },
+      headers: { 'x-api-key': key },
       payload: {
         password: 'senha-1',
         requestedAt: body.requestedAt,
@@ -62,7 +70,7 @@ describe('per-day counts behind the list totals', () => {
         union all
         select 'tag:' || tag_id, ${sql.raw(day('sort_at'))} from protocols where disabled = 0 and tag_id is not null
         union all
-        select 'license:' || pr.crm || '/' || pr.uf, ${sql.raw(day('pr.sort_at'))}
+        select 'license:' || pr.crm || '/' || pr.uf || '@' || p.institution_id, ${sql.raw(day('pr.sort_at'))}
           from protocol_requesters pr join protocols p on p.id = pr.protocol_id where p.disabled = 0
       ) live group by scope, day order by scope, day`.execute(portal.ctx.db);
     return rows.rows.map((r) => ({ ...r, n: Number(r.n) }));
@@ -88,8 +96,8 @@ describe('per-day counts behind the list totals', () => {
     // 02:30 UTC is still the evening before in Brazil.
     expect(await stored()).toEqual(
       expect.arrayContaining([
-        { scope: 'license:100/SP', day: '2026-11-09', n: 1 },
-        { scope: 'license:100/SP', day: '2026-11-10', n: 1 },
+        { scope: `license:100/SP@${institutionId}`, day: '2026-11-09', n: 1 },
+        { scope: `license:100/SP@${institutionId}`, day: '2026-11-10', n: 1 },
       ]),
     );
 
@@ -172,9 +180,14 @@ describe('per-day counts behind the list totals', () => {
     // both sides of Brazil's midnight, for one patient, one tag and one requester license.
     beforeAll(async () => {
       const patient = await makeUser(portal.ctx, { type: 'PATIENT', name: 'Lia' });
-      const physician = await makeUser(portal.ctx, { type: 'PHYSICIAN', name: 'Dr Luz', crm: '777', uf: 'SP' });
+      const physician = await makeUser(portal.ctx, {
+        type: 'PHYSICIAN',
+        name: 'Dr Luz',
+        crm: '777',
+        uf: 'SP',
+        vouchedBy: [institutionId],
+      });
       const external = await makeUser(portal.ctx, { type: 'EXTERNAL', name: 'Ext' });
-      const institutionId = (await portal.ctx.db.selectFrom('institutions').select('id').executeTakeFirstOrThrow()).id;
       await makeTag(portal.ctx, institutionId, [external.id], 'Lista');
       for (let i = 0; i < 25; i++) {
         const at = new Date(Date.parse('2026-11-20T12:00:00Z') - i * 38 * 3600_000 - (i % 3) * 3600_000 * 4);
@@ -182,6 +195,21 @@ describe('per-day counts behind the list totals', () => {
         await portal.ctx.db.updateTable('protocols').set({ patientUserId: patient.id }).where('id', '=', id).execute();
       }
       await portal.ctx.db.updateTable('protocols').set({ disabled: 1 }).where('number', 'in', ['L-3', 'L-4']).execute();
+      // Another clinic's protocols under the same license: they count only for an account that
+      // clinic vouches for (Dr Luz is vouched for by the first clinic alone, Dr Sol by both).
+      const other = await createInstitution(portal.ctx, { code: 'CNT2', name: 'Outra', viewType: 2 });
+      for (let i = 0; i < 6; i++) {
+        const at = new Date(Date.parse('2026-11-19T23:30:00Z') - i * 50 * 3600_000);
+        await ingest(`O-${i}`, { requestedAt: at.toISOString(), requesters: ['777/SP'] }, other.apiKey);
+      }
+      const both = await makeUser(portal.ctx, {
+        type: 'PHYSICIAN',
+        name: 'Dr Sol',
+        crm: '777',
+        uf: 'SP',
+        vouchedBy: [institutionId, other.institution.id],
+      });
+      tokens.bothClinics = await portal.sessionFor({ role: 'PHYSICIAN', userId: both.id, username: both.email });
       tokens.patient = await portal.sessionFor({ role: 'PATIENT', userId: patient.id, username: patient.email });
       tokens.physician = await portal.sessionFor({
         role: 'PHYSICIAN',
@@ -220,6 +248,20 @@ describe('per-day counts behind the list totals', () => {
       }
       const year = await get(`${url}?${ranges[5]}&size=1`, tokens[role]!);
       expect(year.total).toBe(23);
+    });
+
+    it('counts, for a physician vouched for by two clinics, the protocols of both', async () => {
+      const url = '/api/delivery/persistence/protocols/physician';
+      for (const range of ranges) {
+        const all = await get(`${url}?${range}&size=100`, tokens.bothClinics!);
+        const onePage = await get(`${url}?${range}&size=1`, tokens.bothClinics!);
+        expect(onePage.total, range).toBe(all.items.length);
+      }
+      const year = await get(`${url}?${ranges[5]}&size=100`, tokens.bothClinics!);
+      expect(year.total).toBe(29);
+      expect(year.items.filter((i) => i.number.startsWith('O-'))).toHaveLength(6);
+      // Dr Luz, the same license vouched for by the first clinic only, still counts 23 there.
+      expect((await get(`${url}?${ranges[5]}&size=1`, tokens.physician!)).total).toBe(23);
     });
   });
 });

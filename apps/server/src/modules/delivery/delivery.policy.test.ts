@@ -14,11 +14,15 @@ import {
 
 const protocol: ProtocolFacts = {
   id: 'p1',
+  institutionId: 'clinic-a',
   disabled: 0,
   patientUserId: 'patient-1',
   tagId: 'tag-1',
   requesterLicenses: [{ crm: '123', uf: 'SP' }],
 };
+
+/** Vouched for by the protocol's institution. */
+const A = ['clinic-a'];
 
 function viewer(role: SessionRole, extra: Partial<Viewer> = {}): Viewer {
   return {
@@ -40,12 +44,30 @@ describe('delivery access policy', () => {
     ['guest of another protocol', viewer('GUEST', { userId: null, sessionProtocolIds: new Set(['p2']) }), false],
     ['share of the protocol', viewer('SHARE', { userId: null, sessionProtocolIds: new Set(['p1']) }), true],
     ['share of another protocol', viewer('SHARE', { userId: null, sessionProtocolIds: new Set(['p9']) }), false],
-    ['requesting physician', viewer('PHYSICIAN', { license: { crm: '123', uf: 'sp' } }), true],
-    ['physician of another state', viewer('PHYSICIAN', { license: { crm: '123', uf: 'RJ' } }), false],
+    ['requesting physician', viewer('PHYSICIAN', { license: { crm: '123', uf: 'sp', institutionIds: A } }), true],
+    [
+      'requesting physician vouched for by several institutions',
+      viewer('PHYSICIAN', { license: { crm: '123', uf: 'SP', institutionIds: ['clinic-0', 'clinic-a'] } }),
+      true,
+    ],
+    [
+      'physician with the license, vouched for by another institution only',
+      viewer('PHYSICIAN', { license: { crm: '123', uf: 'SP', institutionIds: ['clinic-b'] } }),
+      false,
+    ],
+    [
+      'physician of another state',
+      viewer('PHYSICIAN', { license: { crm: '123', uf: 'RJ', institutionIds: A } }),
+      false,
+    ],
     ['physician member of the tag', viewer('PHYSICIAN', { tagIds: new Set(['tag-1']) }), true],
     ['external user of the tag', viewer('EXTERNAL', { tagIds: new Set(['tag-1']) }), true],
     ['external user of another tag', viewer('EXTERNAL', { tagIds: new Set(['tag-2']) }), false],
-    ['external user with the physician license', viewer('EXTERNAL', { license: { crm: '123', uf: 'SP' } }), false],
+    [
+      'external user with the physician license',
+      viewer('EXTERNAL', { license: { crm: '123', uf: 'SP', institutionIds: A } }),
+      false,
+    ],
     ['admin', viewer('ADMIN', { userId: 'patient-1', tagIds: new Set(['tag-1']) }), false],
     ['company', viewer('COMPANY', { tagIds: new Set(['tag-1']) }), false],
   ];

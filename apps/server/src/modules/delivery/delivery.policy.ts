@@ -7,8 +7,11 @@ export interface Viewer {
   sessionId: string;
   /** Guest and share sessions: the protocols the session reaches. */
   sessionProtocolIds: ReadonlySet<string>;
-  /** Physicians: the CRM + UF of their license. */
-  license: { crm: string; uf: string } | null;
+  /**
+   * Physicians: the CRM + UF of their license and the institutions that vouched for them, in id
+   * order (the license opens those institutions' protocols only); null when none vouched.
+   */
+  license: { crm: string; uf: string; institutionIds: readonly string[] } | null;
   /** Physicians and external users: the tags they are members of. */
   tagIds: ReadonlySet<string>;
 }
@@ -16,6 +19,7 @@ export interface Viewer {
 /** What a protocol must reveal to decide whether a viewer may see it. */
 export interface ProtocolFacts {
   id: string;
+  institutionId: string;
   /** 0/1 as stored, or a boolean. */
   disabled: boolean | number;
   patientUserId: string | null;
@@ -30,7 +34,10 @@ export function canUseDelivery(role: SessionRole): boolean {
   return DELIVERY_ROLES.has(role);
 }
 
-/** Spec 6: the one rule deciding whether a protocol is the viewer's; disabled protocols are nobody's. */
+/**
+ * Spec 6: the one rule deciding whether a protocol is the viewer's; disabled protocols are nobody's.
+ * A physician's license opens a protocol only in an institution that vouched for him.
+ */
 export function canSeeProtocol(viewer: Viewer, protocol: ProtocolFacts): boolean {
   if (protocol.disabled === true || protocol.disabled === 1) return false;
   switch (viewer.role) {
@@ -43,6 +50,7 @@ export function canSeeProtocol(viewer: Viewer, protocol: ProtocolFacts): boolean
       const license = viewer.license;
       const requested =
         license !== null &&
+        license.institutionIds.includes(protocol.institutionId) &&
         protocol.requesterLicenses.some(
           (l) => l.crm === license.crm && l.uf.toUpperCase() === license.uf.toUpperCase(),
         );

@@ -57,8 +57,15 @@ export function loadAnyViewer(auth: AuthContext): DeliveryViewer {
     sessionId: auth.sessionId,
     sessionProtocolIds: new Set(auth.protocolIds),
     license:
-      auth.role === 'PHYSICIAN' && account?.licenseNumber && account.licenseState
-        ? { crm: account.licenseNumber, uf: account.licenseState.toUpperCase() }
+      auth.role === 'PHYSICIAN' &&
+      account?.licenseNumber &&
+      account.licenseState &&
+      account.vouchedInstitutionIds.length
+        ? {
+            crm: account.licenseNumber,
+            uf: account.licenseState.toUpperCase(),
+            institutionIds: account.vouchedInstitutionIds,
+          }
         : null,
     tagIds: new Set(auth.role === 'PHYSICIAN' || auth.role === 'EXTERNAL' ? (account?.tagIds ?? []) : []),
     name: account?.name ?? auth.username,

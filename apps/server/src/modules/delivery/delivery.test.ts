@@ -197,7 +197,13 @@ describe('results delivery: lists, details and files', () => {
   });
 
   it('pages a physician list newest first with the exact total', async () => {
-    const doctor = await makeUser(portal.ctx, { type: 'PHYSICIAN', name: 'Dr Paged', crm: '777', uf: 'MG' });
+    const doctor = await makeUser(portal.ctx, {
+      type: 'PHYSICIAN',
+      name: 'Dr Paged',
+      crm: '777',
+      uf: 'MG',
+      vouchedBy: [w.institution.id],
+    });
     const token = await portal.sessionFor({ role: 'PHYSICIAN', userId: doctor.id, username: doctor.email });
     for (const [number, day] of [
       ['PAGED-1', '2026-11-10'],

@@ -8,10 +8,14 @@ import { makeUser, pdfBytes } from './test-factories.js';
 describe('from ingest to delivery', () => {
   let portal: TestPortal;
   let apiKey: string;
+  let institutionId: string;
 
   beforeAll(async () => {
     portal = await startTestPortal();
-    ({ apiKey } = await createInstitution(portal.ctx, { code: 'LABX', name: 'Lab X', viewType: 1 }));
+    ({
+      apiKey,
+      institution: { id: institutionId },
+    } = await createInstitution(portal.ctx, { code: 'LABX', name: 'Lab X', viewType: 1 }));
   });
   afterAll(async () => portal?.destroy());
 
@@ -50,7 +54,12 @@ describe('from ingest to delivery', () => {
     });
     expect(upload.statusCode).toBe(201);
 
-    const doctor = await makeUser(portal.ctx, { type: 'PHYSICIAN', crm: '55501', uf: 'SP' });
+    const doctor = await makeUser(portal.ctx, {
+      type: 'PHYSICIAN',
+      crm: '55501',
+      uf: 'SP',
+      vouchedBy: [institutionId],
+    });
     const physician = await portal.sessionFor({ role: 'PHYSICIAN', userId: doctor.id, username: doctor.email });
     const list = await portal.app.inject({
       url: '/api/delivery/persistence/protocols/physician?search=conceicao',

@@ -54,8 +54,11 @@ describe('list answers stay current', () => {
   }
 
   it('shows a protocol ingested after the last call, and its image once uploaded', async () => {
-    const { apiKey } = await createInstitution(portal.ctx, { code: 'LABF', name: 'Lab F', viewType: 1 });
-    const doctor = await makeUser(portal.ctx, { type: 'PHYSICIAN', crm: '70707', uf: 'MG' });
+    const {
+      apiKey,
+      institution: { id },
+    } = await createInstitution(portal.ctx, { code: 'LABF', name: 'Lab F', viewType: 1 });
+    const doctor = await makeUser(portal.ctx, { type: 'PHYSICIAN', crm: '70707', uf: 'MG', vouchedBy: [id] });
     const token = await portal.sessionFor({ role: 'PHYSICIAN', userId: doctor.id, username: doctor.email });
     const first = await physicianList(token);
     expect(first.total).toBe(0);
@@ -203,7 +206,12 @@ describe('list answers stay current', () => {
       expect(later.total).toBe(1);
 
       // A physician's default range is 7 days.
-      const doctor = await makeUser(portal.ctx, { type: 'PHYSICIAN', crm: '80808', uf: 'RS' });
+      const doctor = await makeUser(portal.ctx, {
+        type: 'PHYSICIAN',
+        crm: '80808',
+        uf: 'RS',
+        vouchedBy: [institution.id],
+      });
       const physician = await portal.sessionFor({ role: 'PHYSICIAN', userId: doctor.id, username: doctor.email });
       const soon = new Date(portal.clock.now().getTime() - 7 * 24 * 3600_000 + 60_000).toISOString();
       const requested = await makeProtocol(portal.ctx, {

@@ -66,18 +66,22 @@ function reach(r: SqlReader, viewer: Viewer, filter: ListFilter): Clause {
         range.sql += ' and pr.sort_at < ?';
         range.params.push(filter.to);
       }
-      if (walksRequesters(viewer)) {
-        // The page walks the physician's requester index itself (see listProtocols).
-        return {
-          sql: `pr.crm = ? and pr.uf = ?${range.sql}`,
-          params: [viewer.license!.crm, viewer.license!.uf, ...range.params],
-        };
-      }
       const parts: Clause[] = [];
-      if (viewer.license) {
+      const license = viewer.license;
+      if (license) {
+        // The license opens the protocols of the institutions that vouched for the physician only.
+        const vouched = inList(r, 'p.institution_id', license.institutionIds);
+        if (walksRequesters(viewer)) {
+          // The page walks the physician's requester index itself (see listProtocols).
+          return {
+            sql: `pr.crm = ? and pr.uf = ?${range.sql} and ${vouched.sql}`,
+            params: [license.crm, license.uf, ...range.params, ...vouched.params],
+          };
+        }
         parts.push({
-          sql: `p.id in (select pr.protocol_id from protocol_requesters pr where pr.crm = ? and pr.uf = ?${range.sql})`,
-          params: [viewer.license.crm, viewer.license.uf, ...range.params],
+          sql: `(${vouched.sql} and p.id in (select pr.protocol_id from protocol_requesters pr
+            where pr.crm = ? and pr.uf = ?${range.sql}))`,
+          params: [...vouched.params, license.crm, license.uf, ...range.params],
         });
       }
       if (tags.length > 0) parts.push(byTags());
@@ -204,8 +208,13 @@ function countedScopes(viewer: Viewer, filter: ListFilter): string[] | null {
       const tags = [...viewer.tagIds].filter((t) => !filter.tagId || t === filter.tagId);
       return tags.length > 0 ? tags.map((t) => `tag:${t}`) : null;
     }
-    case 'PHYSICIAN':
-      return walksRequesters(viewer) && !filter.tagId ? [`license:${viewer.license!.crm}/${viewer.license!.uf}`] : null;
+    case 'PHYSICIAN': {
+      // One count per institution that vouched for the physician (protocol_day_counts).
+      const license = viewer.license;
+      return walksRequesters(viewer) && !filter.tagId
+        ? license!.institutionIds.map((i) => `license:${license!.crm}/${license!.uf}@${i}`)
+        : null;
+    }
     default:
       return null;
   }

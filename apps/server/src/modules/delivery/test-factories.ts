@@ -44,6 +44,8 @@ export async function makeUser(
     crm?: string;
     uf?: string;
     institutionId?: string;
+    /** Physicians: the institutions that vouch for the account (its license opens theirs only). */
+    vouchedBy?: string[];
     frequency?: string;
     language?: string;
   },
@@ -75,6 +77,12 @@ export async function makeUser(
     updatedAt: NOW,
   };
   await ctx.db.insertInto('users').values(row).execute();
+  for (const institutionId of input.vouchedBy ?? []) {
+    await ctx.db
+      .insertInto('physicianVouches')
+      .values({ userId: row.id, institutionId, createdBy: null, createdAt: NOW })
+      .execute();
+  }
   return row;
 }
 
@@ -344,8 +352,9 @@ export async function makeWorld(ctx: AppContext, sessionFor: SessionFor) {
   const institution = await makeInstitution(ctx, { name: 'Clinica Alfa' });
   const owner = await makeUser(ctx, { type: 'PATIENT', name: 'Ana Owner' });
   const otherPatient = await makeUser(ctx, { type: 'PATIENT', name: 'Otto Other' });
-  const physician = await makeUser(ctx, { type: 'PHYSICIAN', name: 'Dr Pedro', crm: '12345', uf: 'SP' });
-  const otherPhysician = await makeUser(ctx, { type: 'PHYSICIAN', name: 'Dr Outro', crm: '999', uf: 'RJ' });
+  const vouchedBy = [institution.id];
+  const physician = await makeUser(ctx, { type: 'PHYSICIAN', name: 'Dr Pedro', crm: '12345', uf: 'SP', vouchedBy });
+  const otherPhysician = await makeUser(ctx, { type: 'PHYSICIAN', name: 'Dr Outro', crm: '999', uf: 'RJ', vouchedBy });
   const external = await makeUser(ctx, { type: 'EXTERNAL', name: 'Ext User' });
   const otherExternal = await makeUser(ctx, { type: 'EXTERNAL', name: 'Ext Other' });
   const admin = await makeUser(ctx, { type: 'ADMIN', name: 'Admin' });

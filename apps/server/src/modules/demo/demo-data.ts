@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.js';
 import type { UserType } from '../../db/schema.js';
 import { newId, newSecretToken, sha256Hex } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/passwords.js';
+import { insertVouch } from '../accounts/vouches.repository.js';
 import {
   createInstitution,
   findInstitutionByCode,
@@ -58,6 +59,8 @@ export async function seedDemoClinic(ctx: AppContext): Promise<void> {
   const tagId = await findTagId(ctx.db, institutionId, DEMO_INSTITUTION.tag);
   if (!tagId) throw new Error('the demo tag was not created by the ingest');
   await addTagMember(ctx.db, tagId, users.EXTERNAL, now);
+  // The demo clinic vouches for its physician: his license opens its protocols.
+  await insertVouch(ctx.db, { userId: users.PHYSICIAN, institutionId, createdBy: null, createdAt: now });
   await ensureShares(ctx, users.PATIENT);
 
   await writeDemoMarker(ctx.db, JSON.stringify({ version: 1, loadedAt: now }));
