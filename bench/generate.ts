@@ -178,6 +178,8 @@ export async function generateClinic(
     ['users', [...patients, ...physicians, external]],
     ['tags', tags],
     ['tagMembers', [{ tagId: tags[0]!.id, userId: external.id, createdAt: iso }]],
+    // The clinic vouches for its physicians: their licenses open its protocols.
+    ['physicianVouches', physicians.map((p) => ({ userId: p.id, institutionId, createdBy: null, createdAt: iso }))],
   ]);
 
   // One stored report shared by every exam row: lists never read file bytes.

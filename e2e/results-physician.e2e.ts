@@ -92,7 +92,8 @@ beforeAll(async () => {
     exams: [{ key: 'OLD', description: 'Densitometria', requester: crm, performedAt: daysAgo(10) }],
   });
 
-  // The physician registers from the invitation and joins the tag; the partner user gets a first-password link.
+  // The physician registers from the invitation, is vouched for by both institutions and joins the
+  // tag; the partner user gets a first-password link.
   await call(
     base,
     'POST',
@@ -108,6 +109,15 @@ beforeAll(async () => {
     confirmPassword: physician.password,
     language: 'pt-br',
   });
+  // Boa Vista vouches for him by its invitation; Laboratório Sol confirms him too, so his license
+  // opens its protocols as well.
+  await call(
+    base,
+    'POST',
+    `/api/administrationbe/institution/${sol.id}/physicians`,
+    { email: physician.email },
+    asAdmin,
+  );
   await call(
     base,
     'POST',
