@@ -51,7 +51,7 @@ export function loggerOptions(level: string) {
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log,
-    trustProxy: parseTrustProxy(ctx.config.trustProxy),
+    trustProxy: trustedProxies(ctx.config.trustProxy),
     bodyLimit: 1024 * 1024,
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true },
@@ -157,11 +157,17 @@ function isApiPath(url: string): boolean {
   return url === '/api' || url.startsWith('/api/') || url.startsWith('/api?');
 }
 
-function parseTrustProxy(value: string | undefined): boolean | string | string[] | undefined {
-  if (!value) return undefined;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  return value.split(',').map((v) => v.trim());
+/**
+ * Which hops of `X-Forwarded-For` are proxies of ours (TRUST_PROXY): a hop count trusts that many
+ * hops from the socket inward (Fastify's own number trusts none), a list trusts those addresses.
+ * The client's address is the first hop from the right that is not trusted.
+ */
+function trustedProxies(
+  setting: number | string[] | undefined,
+): string[] | ((address: string, hop: number) => boolean) | undefined {
+  if (setting === undefined) return undefined;
+  if (typeof setting === 'number') return (_address, hop) => hop < setting;
+  return setting;
 }
 
 /** Serves the built web app: hashed assets with long caching, index.html for every app route. */

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -16,6 +17,56 @@ const url = (protocols: string[]) =>
     },
     `must be a URL (${protocols.join(' or ')})`,
   );
+
+/** proxy-addr's names for address ranges, accepted in a TRUST_PROXY list. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address, a CIDR (`10.0.0.0/8`, `fd00::/8`) or a named range of trusted proxies. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = net.isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY (contract 9): how many proxies stand in front of the portal, or their addresses; the
+ * client's address is then read from `X-Forwarded-For` that far from the right, never from its
+ * leftmost entry, which the client writes itself. `true` would believe that entry: refused.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .superRefine((value, ctx) => {
+    if (/^(true|yes|on)$/i.test(value)) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          '`true` would believe any X-Forwarded-For a client writes. Write the number of proxies in front of ' +
+          'the portal (`1` behind one nginx or one cloud load balancer), or their addresses or CIDRs separated ' +
+          'by commas (`127.0.0.1` for nginx on this host, `10.0.0.0/8` for a load balancer in that network)',
+      });
+      return;
+    }
+    if (/^\d+$/.test(value) || /^(false|no|off)$/i.test(value)) return;
+    const wrong = value
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => !isProxyAddress(v));
+    if (wrong.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${wrong.map((v) => `"${v}"`).join(', ')} is not a hop count, an IP address, a CIDR or loopback/linklocal/uniquelocal`,
+      });
+    }
+  })
+  .transform((value): number | string[] | undefined => {
+    if (/^\d+$/.test(value)) return Number(value) > 0 ? Number(value) : undefined;
+    if (/^(false|no|off)$/i.test(value)) return undefined;
+    return value.split(',').map((v) => v.trim());
+  });
 
 /** Every setting of contract section 1, read once from the environment. */
 const schema = z
@@ -48,7 +99,7 @@ const schema = z
       .int()
       .min(1)
       .default(100 * 1024 * 1024),
-    TRUST_PROXY: z.string().optional(),
+    TRUST_PROXY: trustProxy.optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     WEB_DIST: z.string().optional(),
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
