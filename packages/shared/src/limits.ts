@@ -40,6 +40,13 @@ export const CPF_DIGITS = 11;
 
 /** Spec 9: page sizes of the protocol lists. */
 export const PAGE_SIZE = { patient: 10, physician: 10, external: 50 } as const;
+/**
+ * Client trace records (`trace/log`, `trace/log/all`): a record's JSON at most this many bytes
+ * (413 beyond), at most this many records per call (400 beyond), at most this many calls per
+ * session and minute (429 beyond).
+ */
+export const TRACE_LIMITS = { recordBytes: 4096, recordsPerCall: 20, callsPerMinute: 30 } as const;
+
 /** Contract 2: a `size` above 100 is cut to 100. */
 export const PAGE_SIZE_MAX = 100;
 /** Spec 9: patient fallback to the top 10 protocols when the forced list is empty. */

@@ -9,6 +9,7 @@ import * as revisions from './migrations/2026_11_23_0080_revisions.js';
 import * as protocolDayCounts from './migrations/2026_11_23_0090_protocol_day_counts.js';
 import * as listRevisions from './migrations/2026_11_23_0100_list_revisions.js';
 import * as physicianVouches from './migrations/2026_11_26_0300_physician_vouches.js';
+import * as callRates from './migrations/2026_11_26_0301_call_rates.js';
 
 /** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
 const MIGRATIONS = {
@@ -21,6 +22,7 @@ const MIGRATIONS = {
   '2026_11_23_0090_protocol_day_counts': protocolDayCounts,
   '2026_11_23_0100_list_revisions': listRevisions,
   '2026_11_26_0300_physician_vouches': physicianVouches,
+  '2026_11_26_0301_call_rates': callRates,
 } as const;
 
 /**

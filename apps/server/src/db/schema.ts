@@ -379,6 +379,13 @@ export interface PhysicianVouchTable {
   createdAt: Timestamp;
 }
 
+/** Calls of a subject ('trace:<session id>') in its current window (a minute), shared by every process. */
+export interface CallRateTable {
+  subject: string;
+  windowStart: Timestamp;
+  calls: number;
+}
+
 export interface Database {
   institutions: InstitutionTable;
   visualizerSettings: VisualizerSettingTable;
@@ -409,4 +416,5 @@ export interface Database {
   protocolDayCounts: ProtocolDayCountTable;
   listRevisions: ListRevisionTable;
   physicianVouches: PhysicianVouchTable;
+  callRates: CallRateTable;
 }

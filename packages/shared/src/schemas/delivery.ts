@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { zBrDate } from '../validation.js';
+import { TRACE_LIMITS } from '../limits.js';
 import { envelope, paged, zPage } from './common.js';
 import { zProtocolNoticeView } from './institution.js';
 
@@ -189,7 +190,7 @@ export const zTraceRecord = z.object({
     .nullish(),
   macro: z.unknown().optional(),
 });
-export const zTraceRecords = z.array(zTraceRecord).min(1).max(100);
+export const zTraceRecords = z.array(zTraceRecord).min(1).max(TRACE_LIMITS.recordsPerCall);
 export const zTraceQuery = z.object({ protocol: z.string().min(1).max(64), page: zPage, size: zSize });
 export const zTraceItem = z.object({
   id: z.string(),

@@ -1,9 +1,11 @@
-import { PAGE_SIZE_MAX } from '@portal/shared/limits';
+import { PAGE_SIZE_MAX, TRACE_LIMITS } from '@portal/shared/limits';
+import { ServerMessage } from '@portal/shared/errors';
 import type { z } from 'zod';
 import type { zTraceRecord } from '@portal/shared/schemas/delivery';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { forbidden } from '../../lib/errors.js';
+import { AppError, forbidden } from '../../lib/errors.js';
+import { countCall } from '../../plugins/call-rate.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
 import { canReadTrace, canSeeProtocol } from './delivery.policy.js';
@@ -48,6 +50,18 @@ export async function logClientEvents(
   records: TraceRecord[],
   request: FastifyRequest,
 ): Promise<number> {
+  // Any session may trace, a guest's too: its calls are paced and each record kept small.
+  await countCall(ctx, `trace:${auth.sessionId}`, { max: TRACE_LIMITS.callsPerMinute, windowMs: 60_000 });
+  records.forEach((record, index) => {
+    const bytes = Buffer.byteLength(JSON.stringify(record));
+    if (bytes > TRACE_LIMITS.recordBytes) {
+      throw new AppError(413, ServerMessage.payloadTooLarge, {
+        record: index,
+        bytes,
+        maxBytes: TRACE_LIMITS.recordBytes,
+      });
+    }
+  });
   const viewer = loadAnyViewer(auth);
   await ctx.db.transaction().execute(async (trx) => {
     for (const record of records) {

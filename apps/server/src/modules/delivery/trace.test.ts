@@ -51,6 +51,67 @@ describe('trace and administration reads', () => {
     expect(rows.find((r) => r.event === 'PROBE')!.protocolId).toBeNull();
   });
 
+  it('refuses a record above 4 KB (413) and more than 20 records a call (400), storing none of them', async () => {
+    const stored = async () =>
+      Number(
+        (
+          await portal.ctx.db
+            .selectFrom('auditEvents')
+            .select((e) => e.fn.countAll().as('n'))
+            .where('systemUserId', '=', w.users.otherPatient.id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const token = w.tokens.otherPatient;
+    const record = (bytes: number) => ({ event: 'BIG', macro: { note: 'x'.repeat(bytes) } });
+    const small = await call('POST', '/api/v2/delivery/trace/log/all', token, [record(10), record(4000)]);
+    expect(small.statusCode, small.body).toBe(201);
+    expect(await stored()).toBe(2);
+    const big = await call('POST', '/api/v2/delivery/trace/log/all', token, [record(10), record(5000)]);
+    expect(big.statusCode).toBe(413);
+    expect(big.json()).toEqual({
+      message: 'Payload too large.',
+      data: { record: 1, bytes: expect.any(Number), maxBytes: 4096 },
+    });
+    expect((await call('POST', '/api/v2/delivery/trace/log', token, record(5000))).statusCode).toBe(413);
+    const many = Array.from({ length: 21 }, () => record(1));
+    expect((await call('POST', '/api/v2/delivery/trace/log/all', token, many)).statusCode).toBe(400);
+    expect((await call('POST', '/api/v2/delivery/trace/log/all', token, many.slice(1))).statusCode).toBe(201);
+    expect(await stored()).toBe(22);
+  });
+
+  it('lets a session, a guest’s too, make 30 trace calls a minute, counted across server processes', async () => {
+    const second = await startTestPortal({ reuse: { env: portal.env }, clock: portal.clock });
+    try {
+      const guest = w.tokens.guestB;
+      const burst = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          (i % 2 === 0 ? portal : second).app.inject({
+            method: 'POST',
+            url: i % 4 < 2 ? '/api/v2/delivery/trace/log' : '/api/v2/delivery/trace/log/all',
+            headers: bearer(guest),
+            payload: i % 4 < 2 ? { event: 'BURST' } : [{ event: 'BURST' }],
+          }),
+        ),
+      );
+      const statuses = burst.map((r) => r.statusCode);
+      expect(statuses.filter((s) => s === 201)).toHaveLength(30);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+      const refused = burst.find((r) => r.statusCode === 429)!;
+      expect(refused.json().message).toBe('Too many attempts. Try again later.');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      // Another session is not affected; the guest's next minute is free again.
+      expect((await call('POST', '/api/v2/delivery/trace/log', w.tokens.guestA, { event: 'OTHER' })).statusCode).toBe(
+        201,
+      );
+      portal.clock.advance(61_000);
+      expect((await call('POST', '/api/v2/delivery/trace/log', guest, { event: 'LATER' })).statusCode).toBe(201);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('lists a protocol’s trail for admins and for its institution’s company users only', async () => {
     portal.clock.advance(1000);
     await call('GET', `/api/v2/delivery/resource/report?resourceId=${w.resources.reportC.id}`, w.tokens.external);
