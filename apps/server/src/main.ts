@@ -9,6 +9,10 @@ import { createPortal } from './server.js';
 // until a full collection (docs/decisions.md, "Allocation-site pretenuring off").
 setFlagsFromString('--no-allocation-site-pretenuring');
 
+// Whatever the portal writes (the database, result files, the signing secret) is its owner's
+// alone, whatever umask the service manager passed on (docs/security.md, "Files").
+process.umask(0o077);
+
 async function main(): Promise<void> {
   let config;
   try {

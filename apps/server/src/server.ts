@@ -9,6 +9,7 @@ import type { AppContext } from './context.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { privateDir } from './lib/private-files.js';
 import { createStorage } from './plugins/storage-factory.js';
 import { ensureAdminAccount } from './modules/accounts/admin-bootstrap.js';
 import { startOutboxWorker, type OutboxWorker, type OutboxTransports } from './modules/outbox/outbox.worker.js';
@@ -39,7 +40,7 @@ export interface RunningPortal {
 function loadJwtSecret(config: Config): Uint8Array {
   if (config.jwtSecret) return new TextEncoder().encode(config.jwtSecret);
   const file = path.join(config.dataDir, 'jwt-secret');
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  privateDir(config.dataDir);
   try {
     return new Uint8Array(Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64url'));
   } catch {

@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
+import { privateDir, privateFile, privateIfPresent } from '../lib/private-files.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -97,9 +97,15 @@ function cacheStatements(sqlite: SQLite.Database): void {
 
 export function openDatabase(config: Config['database']): DatabaseHandle {
   if (config.dialect === 'sqlite') {
-    fs.mkdirSync(path.dirname(config.file), { recursive: true });
+    // The database holds every patient's data: its file, and the WAL and shared-memory files SQLite
+    // creates with the database file's mode, are the owner's alone.
+    if (config.file !== ':memory:') {
+      privateDir(path.dirname(config.file));
+      privateFile(config.file);
+    }
     const sqlite = new SQLite(config.file);
     sqlite.pragma('journal_mode = WAL');
+    for (const suffix of ['-wal', '-shm']) privateIfPresent(`${config.file}${suffix}`);
     // An acknowledged write must survive a power cut: fsync the WAL on every commit.
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('foreign_keys = ON');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { PRIVATE_DIR_MODE, privateDir } from '../lib/private-files.js';
 import zlib from 'node:zlib';
 import { AppError } from '../lib/errors.js';
 import { ServerMessage } from '@portal/shared/errors';
@@ -36,7 +37,7 @@ export function measuringStream(maxBytes: number) {
 /** Files on disk, written atomically: temp file, fsync, rename, fsync of the folder. */
 export class DiskStorage implements Storage {
   constructor(private readonly root: string) {
-    fs.mkdirSync(root, { recursive: true });
+    privateDir(root);
   }
 
   private pathOf(key: string): string {
@@ -51,7 +52,7 @@ export class DiskStorage implements Storage {
   async put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<StoredObject> {
     const target = this.pathOf(key);
     const dir = path.dirname(target);
-    await fsp.mkdir(dir, { recursive: true });
+    await fsp.mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     const measure = measuringStream(options.maxBytes);
     // A write stream that owns its descriptor: on Node 20 a pipeline into a FileHandle stream
