@@ -25,6 +25,7 @@ import deliveryRoutes from './modules/delivery/delivery.routes.js';
 import accountsRoutes from './modules/accounts/accounts.routes.js';
 import sharesRoutes from './modules/shares/shares.routes.js';
 import termsRoutes from './modules/terms/terms.routes.js';
+import fhirRoutes from './modules/fhir/fhir.routes.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -147,6 +148,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(accountsRoutes(ctx));
   await app.register(sharesRoutes(ctx));
   await app.register(termsRoutes(ctx));
+  await app.register(fhirRoutes(ctx));
 
   await registerWebApp(app, ctx);
   return app;

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { loadConfig } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { issueSession, type NewSession } from '../plugins/auth.js';
 import { createPortal, type RunningPortal, type StartOptions } from '../server.js';
@@ -118,3 +120,12 @@ export async function startTestPortal(options: TestPortalOptions = {}): Promise<
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** How many rows a table holds. */
+export async function countRows(db: Db, table: keyof Database): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -44,6 +44,8 @@ export const zIngestExam = z.object({
   analytes: z.array(zIngestAnalyte).max(500).nullish(),
 });
 
+export type IngestExam = z.output<typeof zIngestExam>;
+
 export const zIngestPatient = z.object({
   patientId: z.string().min(1).max(100),
   name: z.string().min(1).max(200),

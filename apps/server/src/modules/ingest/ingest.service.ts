@@ -1,7 +1,7 @@
 import { examStatusCode } from '@portal/shared/exam-status';
 import { ServerMessage } from '@portal/shared/errors';
 import { DEFAULT_LANGUAGE, TOKEN_TTL_MS, type Language } from '@portal/shared/limits';
-import type { IngestProtocol, IngestProtocolResult } from '@portal/shared/schemas/ingest';
+import type { IngestExam, IngestProtocol, IngestProtocolResult } from '@portal/shared/schemas/ingest';
 import { digitsOnly } from '@portal/shared/validation';
 import type { Insertable } from 'kysely';
 import type { AppContext } from '../../context.js';
@@ -70,6 +70,34 @@ export async function requireProtocol(db: Db, institution: Institution, number: 
 }
 
 /**
+ * What the other doors (FHIR) hand to the same service: a protocol whose password may be absent
+ * (null) when it already exists, which then keeps its password.
+ */
+export type IngestProtocolInput = Omit<IngestProtocol, 'password'> & { password: string | null };
+
+/** The exams of a stored protocol as an ingest body lists them (analytes left out: they are kept). */
+export async function storedExams(ctx: AppContext, protocolId: string): Promise<IngestExam[]> {
+  return (await listExamRows(ctx.db, protocolId))
+    .sort((a, b) => a.position - b.position)
+    .map((row) => ({
+      examKey: row.examKey,
+      description: row.description,
+      type: row.type,
+      modalityCode: row.modalityCode,
+      modalityName: row.modalityName,
+      requester:
+        row.requesterIdentifier && row.requesterName
+          ? { identifier: row.requesterIdentifier, name: row.requesterName, crm: row.requesterCrm, uf: row.requesterUf }
+          : null,
+      status: row.status,
+      rectificationStatus: row.rectificationStatus,
+      performedAt: row.performedAt,
+      deliveredAt: row.deliveredAt,
+      isEnabled: row.isEnabled === 1,
+    }));
+}
+
+/**
  * Contract 5: creates or replaces a protocol and its exams in one transaction. Exams the body no
  * longer lists are disabled, never deleted; an identical call changes nothing.
  */
@@ -77,14 +105,21 @@ export async function ingestProtocol(
   ctx: AppContext,
   institution: Institution,
   number: string,
-  body: IngestProtocol,
+  body: IngestProtocolInput,
 ): Promise<{ created: boolean; result: IngestProtocolResult }> {
   // argon2 is slow on purpose: hash before the transaction so the write lock is held briefly.
   const before = await findProtocolRow(ctx.db, institution.id, number);
-  const passwordHash =
-    before && (await verifyPassword(before.passwordHash, body.password))
-      ? before.passwordHash
-      : await hashPassword(body.password);
+  const password = body.password;
+  let passwordHash: string;
+  if (password === null) {
+    if (!before) throw badRequest(ServerMessage.validation, [{ field: 'password', message: 'required' }]);
+    passwordHash = before.passwordHash;
+  } else {
+    passwordHash =
+      before && (await verifyPassword(before.passwordHash, password))
+        ? before.passwordHash
+        : await hashPassword(password);
+  }
   // Two calls writing the same new protocol or exam at once: the loser, rolled back, runs again
   // against what the winner committed and becomes an update. Calls that update the same day
   // counts (docs/decisions.md) may deadlock on PostgreSQL: the one it aborts runs again too.
@@ -109,7 +144,7 @@ function writeProtocol(
   ctx: AppContext,
   institution: Institution,
   number: string,
-  body: IngestProtocol,
+  body: IngestProtocolInput,
   passwordHash: string,
 ): Promise<{ created: boolean; result: IngestProtocolResult }> {
   return ctx.db.transaction().execute(async (trx) => {
@@ -162,7 +197,7 @@ function writeProtocol(
   });
 }
 
-async function writeExams(trx: Db, protocolId: string, body: IngestProtocol, now: string): Promise<string[]> {
+async function writeExams(trx: Db, protocolId: string, body: IngestProtocolInput, now: string): Promise<string[]> {
   const current = new Map((await listExamRows(trx, protocolId)).map((e) => [e.examKey, e]));
   const changed: string[] = [];
   const listed = new Map<string, string>();
@@ -216,7 +251,7 @@ async function writeExams(trx: Db, protocolId: string, body: IngestProtocol, now
  * Analytes are upserted by (exam, code). An exam that carries an `analytes` list gives its full
  * list (analytes missing from it are removed); an exam without the key keeps what it had.
  */
-async function writeAnalytes(trx: Db, body: IngestProtocol, examIds: Map<string, string>): Promise<void> {
+async function writeAnalytes(trx: Db, body: IngestProtocolInput, examIds: Map<string, string>): Promise<void> {
   const withAnalytes = body.exams.filter((e) => Array.isArray(e.analytes));
   if (withAnalytes.length === 0) return;
   const ids = withAnalytes.map((e) => examIds.get(e.examKey)).filter((id): id is string => !!id);
@@ -266,7 +301,7 @@ const licenseKey = (r: { crm: string; uf: string }) => `${r.crm}\n${r.uf}`;
  * One row per requester license (CRM + UF) of the protocol's enabled exams: the physician list
  * reads these instead of scanning exams.
  */
-async function syncRequesters(trx: Db, protocolId: string, body: IngestProtocol, sortAt: string): Promise<void> {
+async function syncRequesters(trx: Db, protocolId: string, body: IngestProtocolInput, sortAt: string): Promise<void> {
   const wanted = new Map<string, { crm: string; uf: string }>();
   for (const exam of body.exams) {
     const crm = exam.requester?.crm?.trim();

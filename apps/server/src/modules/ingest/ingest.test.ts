@@ -6,7 +6,7 @@ import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../lib/passwords.js';
 import { sha256Hex } from '../../lib/ids.js';
-import { startTestPortal, type TestPortal } from '../../test/helpers.js';
+import { countRows, startTestPortal, type TestPortal } from '../../test/helpers.js';
 import { createInstitution } from '../institutions/institution.service.js';
 
 const BASE = '/api/v2/delivery/ingest/protocols';
@@ -110,15 +110,8 @@ describe('ingest of protocols and files', () => {
   const put = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
     portal.app.inject({ method: 'PUT', url, payload: payload as string, headers: { 'x-api-key': apiKey, ...headers } });
 
-  const count = async (table: 'protocols' | 'exams' | 'resources' | 'analytes' | 'tags' | 'oneTimeTokens' | 'outbox') =>
-    Number(
-      (
-        await portal.ctx.db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const count = (table: 'protocols' | 'exams' | 'resources' | 'analytes' | 'tags' | 'oneTimeTokens' | 'outbox') =>
+    countRows(portal.ctx.db, table);
 
   it('keeps exactly one protocol, three exams and three byte-identical files however often they are sent', async () => {
     const pdfs = [await makePdf(1, 'Hemograma'), await makePdf(2, 'Torax'), await makePdf(3, 'Ultrassom')];
