@@ -15,6 +15,7 @@ const EXAMPLE = path.resolve(here, '../../../../../docs/integration/examples/lab
 describe('FHIR R4 ingest', () => {
   let portal: TestPortal;
   let apiKey: string;
+  let institutionId: string;
   let pdf: string;
   let physicianPdf: string;
 
@@ -37,7 +38,9 @@ describe('FHIR R4 ingest', () => {
 
   beforeAll(async () => {
     portal = await startTestPortal();
-    ({ apiKey } = await createInstitution(portal.ctx, { code: 'LABFHIR', name: 'Laboratório Exemplo', viewType: 1 }));
+    const created = await createInstitution(portal.ctx, { code: 'LABFHIR', name: 'Laboratório Exemplo', viewType: 1 });
+    ({ apiKey } = created);
+    institutionId = created.institution.id;
     pdf = Buffer.from(await pdfBytes('Laudo de glicemia', 2)).toString('base64');
     physicianPdf = Buffer.from(await pdfBytes('Laudo medico', 1)).toString('base64');
   });
@@ -161,8 +164,13 @@ describe('FHIR R4 ingest', () => {
     expect(report.headers['content-type']).toBe('application/pdf');
     expect((await PDFDocument.load(report.rawPayload)).getPageCount()).toBe(2);
 
-    // The requesting physician (CRM 123456/SP) sees it in his list.
-    const doctor = await makeUser(portal.ctx, { type: 'PHYSICIAN', crm: '123456', uf: 'SP' });
+    // The requesting physician (CRM 123456/SP), vouched for by the laboratory, sees it in his list.
+    const doctor = await makeUser(portal.ctx, {
+      type: 'PHYSICIAN',
+      crm: '123456',
+      uf: 'SP',
+      vouchedBy: [institutionId],
+    });
     const physician = await portal.sessionFor({ role: 'PHYSICIAN', userId: doctor.id, username: doctor.email });
     const physicianList = await portal.app.inject({
       url: '/api/delivery/persistence/protocols/physician?initialDate=01/11/2026&finalDate=30/11/2026',
