@@ -16,11 +16,12 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 
 # Debian's chromium drives the browser journeys; qpdf and unzip check the PDFs and zips the
-# portal writes. Whatever is missing is installed in one go.
+# portal writes; prometheus scrapes /metrics. Whatever is missing is installed in one go.
 missing=()
 [ -n "${CHROMIUM_PATH:-}" ] || command -v chromium >/dev/null || missing+=(chromium)
 command -v qpdf >/dev/null || missing+=(qpdf)
 command -v unzip >/dev/null || missing+=(unzip)
+command -v prometheus >/dev/null || missing+=(prometheus)
 if [ ${#missing[@]} -gt 0 ]; then
   step "Installing Debian packages: ${missing[*]}"
   SUDO=""
@@ -28,7 +29,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 CHROMIUM_PATH=${CHROMIUM_PATH:-$(command -v chromium || true)}
-for tool in qpdf unzip; do
+for tool in qpdf unzip prometheus; do
   if ! command -v "$tool" >/dev/null; then
     echo "$tool is required by the tests and could not be installed." >&2
     exit 1
@@ -64,6 +65,13 @@ step "Unit and API tests on SQLite"
 npx vitest run --project shared --project server --project web \
   --reporter=default --reporter=json --outputFile.json="$REPORTS/sqlite.json"
 
+step "API tests on SQLite under Node 24"
+# The portal supports Node 20.19, 22 and 24 (package.json engines). Node 24 comes from the npm
+# registry's binary package; better-sqlite3 is compiled for it once into a cache (scripts/with-node.sh).
+scripts/with-node.sh 24 node -e 'if (!process.version.startsWith("v24.")) { console.error(process.version); process.exit(1) }'
+scripts/with-node.sh 24 npx vitest run --project server \
+  --reporter=default --reporter=json --outputFile.json="$REPORTS/sqlite-node24.json"
+
 step "API tests on PostgreSQL"
 TEST_DATABASE=postgres npx vitest run --project server \
   --reporter=default --reporter=json --outputFile.json="$REPORTS/postgres.json"
@@ -86,4 +94,4 @@ for (const f of process.argv.slice(1)) {
 if (passed === 0) { console.error("no test ran"); process.exit(1); }
 console.log(`${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
 process.exit(failed ? 1 : 0);
-' "$REPORTS/sqlite.json" "$REPORTS/postgres.json" "$REPORTS/e2e.json"
+' "$REPORTS/sqlite.json" "$REPORTS/sqlite-node24.json" "$REPORTS/postgres.json" "$REPORTS/e2e.json"

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +18,8 @@ import { ServerMessage } from '@portal/shared/errors';
 import type { AppContext } from './context.js';
 import { AppError } from './lib/errors.js';
 import { REDACT_PATHS, redactUrl } from './lib/redact.js';
+import { registerMetrics, type PortalMetrics } from './plugins/metrics.js';
+import { requestChildLogger, requestIdMixin, trackRequests } from './lib/request-context.js';
 import healthRoutes from './modules/health/health.routes.js';
 import ingestRoutes from './modules/ingest/ingest.routes.js';
 import institutionRoutes from './modules/institutions/institution.routes.js';
@@ -34,11 +37,15 @@ export interface BuildOptions {
   ready?: () => boolean;
   /** pino options override (tests pass `false` to keep the output quiet). */
   logger?: boolean;
+  /** Prometheus metrics, when configured (METRICS_PORT or METRICS_TOKEN). */
+  metrics?: PortalMetrics;
 }
 
 export function loggerOptions(level: string) {
   return {
     level,
+    // Lines written by services while a request runs carry its id too (request.log binds it).
+    mixin: requestIdMixin,
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     serializers: {
       req(request: { method: string; url: string; id: string; ip?: string }) {
@@ -55,12 +62,21 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     trustProxy: trustedProxies(ctx.config.trustProxy),
     bodyLimit: 1024 * 1024,
     requestIdHeader: false,
+    genReqId: () => randomUUID(),
+    childLoggerFactory: requestChildLogger,
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('auth', null);
+  // Everything the request runs knows its id (see lib/request-context.ts); people quote it from
+  // the X-Request-Id header when they report a problem.
+  trackRequests(app);
+  if (options.metrics) registerMetrics(app, ctx, options.metrics);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
 
   // The security headers are the same on every answer: helmet's middleware is built once here
   // (registering @fastify/helmet would rebuild it, parsing every option again, on each request).

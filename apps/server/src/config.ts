@@ -101,10 +101,16 @@ const schema = z
       .default(100 * 1024 * 1024),
     TRUST_PROXY: trustProxy.optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
     WEB_DIST: z.string().optional(),
+    METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    METRICS_TOKEN: z.string().min(32, 'must have at least 32 characters').optional(),
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
   })
   .superRefine((c, ctx) => {
+    if (c.METRICS_PORT !== undefined && c.METRICS_PORT !== 0 && c.METRICS_PORT === c.PORT) {
+      ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT' });
+    }
     if (c.ADMIN_EMAIL && !c.ADMIN_PASSWORD) {
       ctx.addIssue({ code: 'custom', path: ['ADMIN_PASSWORD'], message: 'is required with ADMIN_EMAIL' });
     }
@@ -159,7 +165,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     ingestMaxBytes: c.INGEST_MAX_BYTES,
     trustProxy: c.TRUST_PROXY,
     logLevel: c.LOG_LEVEL,
+    logFormat: c.LOG_FORMAT,
     webDist: c.WEB_DIST,
     outboxPollMs: c.OUTBOX_POLL_MS,
+    /** Prometheus metrics: off unless a port of their own or a token is given. */
+    metrics: {
+      enabled: c.METRICS_PORT !== undefined || c.METRICS_TOKEN !== undefined,
+      port: c.METRICS_PORT,
+      token: c.METRICS_TOKEN,
+    },
   };
 }

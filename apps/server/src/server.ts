@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
+import pinoPretty from 'pino-pretty';
 import { buildApp, loggerOptions } from './app.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
@@ -11,6 +13,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { privateDir } from './lib/private-files.js';
 import { createStorage } from './plugins/storage-factory.js';
+import { createMetrics, startMetricsServer } from './plugins/metrics.js';
 import { ensureAdminAccount } from './modules/accounts/admin-bootstrap.js';
 import { startOutboxWorker, type OutboxWorker, type OutboxTransports } from './modules/outbox/outbox.worker.js';
 import { loadDemoData } from './modules/demo/demo-data.js';
@@ -32,8 +35,22 @@ export interface StartOptions {
 export interface RunningPortal {
   app: FastifyInstance;
   ctx: AppContext;
+  /** Set when METRICS_PORT is: the listener serving /metrics on its own port. */
+  metricsServer?: http.Server;
   /** Stops accepting requests, lets in-flight ones finish, stops workers, closes the database. */
   close(): Promise<void>;
+}
+
+/** JSON lines for log collectors; LOG_FORMAT=pretty: coloured, readable lines for a terminal. */
+function logDestination(config: Config, out: NodeJS.WritableStream): NodeJS.WritableStream {
+  if (config.logFormat !== 'pretty') return out;
+  return pinoPretty({
+    destination: out,
+    colorize: out === process.stdout && process.stdout.isTTY,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    sync: true,
+  });
 }
 
 /** The signing secret: JWT_SECRET, else one generated once and kept in DATA_DIR. */
@@ -57,7 +74,7 @@ function loadJwtSecret(config: Config): Uint8Array {
 
 /** Builds the context, migrates, bootstraps, and returns the app ready to listen. */
 export async function createPortal(config: Config, options: StartOptions = {}): Promise<RunningPortal> {
-  const log = pino(loggerOptions(config.logLevel), options.logStream ?? process.stdout);
+  const log = pino(loggerOptions(config.logLevel), logDestination(config, options.logStream ?? process.stdout));
   const database = openDatabase(config.database);
   let migrated = false;
   const ctx: AppContext = {
@@ -80,7 +97,12 @@ export async function createPortal(config: Config, options: StartOptions = {}): 
     await database.close();
     throw error;
   }
-  const app = await buildApp(ctx, { ready: () => migrated });
+  const metrics = config.metrics.enabled ? createMetrics(ctx) : undefined;
+  const app = await buildApp(ctx, { ready: () => migrated, metrics });
+  const metricsServer =
+    metrics && config.metrics.port !== undefined
+      ? await startMetricsServer(metrics, { host: config.host, port: config.metrics.port, token: config.metrics.token })
+      : undefined;
   let digestTimer: NodeJS.Timeout | undefined;
   if (options.outbox !== false) {
     worker = startOutboxWorker(ctx, options.outboxTransports);
@@ -94,9 +116,10 @@ export async function createPortal(config: Config, options: StartOptions = {}): 
   const close = () =>
     (closing ??= (async () => {
       clearInterval(digestTimer);
+      if (metricsServer) await new Promise((resolve) => metricsServer.close(resolve));
       await app.close();
       await worker?.stop();
       await database.close();
     })());
-  return { app, ctx, close };
+  return { app, ctx, metricsServer, close };
 }

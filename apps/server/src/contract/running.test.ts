@@ -1,27 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createAccount } from '../modules/auth/auth.test-support.js';
-import { freshDatabaseEnv, startTestPortal } from '../test/helpers.js';
+import { freePort, freshDatabaseEnv, startTestPortal } from '../test/helpers.js';
 
 /* Contract section 1 (running it) and the outbox point of section 8. */
 
 const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Running {
   child: ChildProcess;

@@ -69,6 +69,8 @@ export interface DatabaseHandle {
   reader: SqlReader;
   /** SQLite only: the connection under Kysely, for bulk work that must bypass query building. */
   sqlite?: SQLite.Database;
+  /** PostgreSQL only: the connection pool (its counts are reported as metrics). */
+  pool?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -147,7 +149,7 @@ export function openDatabase(config: Config['database']): DatabaseHandle {
     dialect: new PostgresDialect({ pool }),
     plugins: [new CamelCasePlugin()],
   });
-  return { db, dialect: 'postgres', reader: postgresReader(pool), close: () => db.destroy() };
+  return { db, dialect: 'postgres', reader: postgresReader(pool), pool, close: () => db.destroy() };
 }
 
 function sqliteReader(connection: SQLite.Database): SqlReader {

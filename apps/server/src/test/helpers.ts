@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -117,6 +118,18 @@ export async function startTestPortal(options: TestPortalOptions = {}): Promise<
     },
     sessionFor: async (input) => (await issueSession(portal.ctx, input)).accessToken,
   };
+}
+
+/** A TCP port free on 127.0.0.1 right now, for a server the test starts. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });

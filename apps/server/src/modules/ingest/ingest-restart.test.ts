@@ -1,23 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freshDatabaseEnv, startTestPortal } from '../../test/helpers.js';
+import { freePort, freshDatabaseEnv, startTestPortal } from '../../test/helpers.js';
 import { createInstitution } from '../institutions/institution.service.js';
 
 const SERVER_DIR = fileURLToPath(new URL('../../..', import.meta.url));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** The real server in its own process, as `npm start` runs it. */
 async function startServer(
