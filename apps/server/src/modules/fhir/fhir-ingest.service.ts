@@ -25,7 +25,7 @@ import { AppError } from '../../lib/errors.js';
 import type { Institution } from '../institutions/institution.service.js';
 import { ingestResource } from '../ingest/ingest-resource.service.js';
 import { findProtocolRow, findResourceRow, listAnalyteRows, listExamRows } from '../ingest/ingest.repository.js';
-import { ingestProtocol, type IngestProtocolInput, storedExams } from '../ingest/ingest.service.js';
+import { ingestProtocol, type IngestProtocolInput } from '../ingest/ingest.service.js';
 import {
   analyteCodeOf,
   conceptText,
@@ -747,48 +747,29 @@ function groupMembers(group: Group): number[] {
 }
 
 /**
- * Writes one protocol through contract 5's ingest: the stored exams the Bundle does not name are
- * kept (FHIR resources come and go one by one), `ifNoneExist` leaves existing ones untouched.
+ * Writes one protocol through contract 5's ingest, merged (`IngestMerge`): the stored exams the
+ * Bundle does not name are kept (FHIR resources come and go one by one), and what `ifNoneExist`
+ * names is left untouched when it exists.
  */
 async function writeGroup(ctx: AppContext, institution: Institution, group: Group): Promise<Map<number, EntryOutcome>> {
+  // What existed before, for the answer's 201/200; the merge itself is decided in the write.
   const existing = await findProtocolRow(ctx.db, institution.id, group.number);
-  const stored = existing ? await storedExams(ctx, existing.id) : [];
-  const storedKeys = new Set(stored.map((e) => e.examKey));
-  const analytesBefore = new Set<string>();
-  if (existing) {
-    const rows = await listExamRows(ctx.db, existing.id);
-    const keyOf = new Map(rows.map((r) => [r.id, r.examKey]));
-    for (const a of await listAnalyteRows(
-      ctx.db,
-      rows.map((r) => r.id),
-    ))
-      analytesBefore.add(`${keyOf.get(a.examId)}\n${a.code}`);
-  }
-
-  const body: IngestProtocolInput = { ...group.body };
-  if (existing && group.request.createOnly) {
-    body.requestedAt = existing.requestedAt;
-    body.tag = group.body.tag;
-  }
-  if (existing && group.patient.createOnly) {
-    body.patient = {
-      patientId: existing.patientExternalId,
-      name: existing.patientName,
-      birthDate: existing.patientBirthDate,
-      gender: existing.patientGender as IngestProtocolInput['patient']['gender'],
-      email: existing.patientEmail,
-      phone: existing.patientPhone,
-      cpf: existing.patientCpf,
-      motherName: existing.patientMotherName,
-    };
-  }
-  const exams = new Map(stored.map((e) => [e.examKey, e]));
-  for (const input of group.exams) {
-    if (input.entry.createOnly && storedKeys.has(input.exam.examKey)) continue;
-    exams.set(input.exam.examKey, input.exam);
-  }
-  body.exams = [...exams.values()];
-  const { created, result } = await ingestProtocol(ctx, institution, group.number, body);
+  const before = existing ? await listExamRows(ctx.db, existing.id) : [];
+  const storedKeys = new Set(before.map((e) => e.examKey));
+  const keyOf = new Map(before.map((r) => [r.id, r.examKey]));
+  const analytesBefore = new Set(
+    (
+      await listAnalyteRows(
+        ctx.db,
+        before.map((r) => r.id),
+      )
+    ).map((a) => `${keyOf.get(a.examId)}\n${a.code}`),
+  );
+  const { created, result } = await ingestProtocol(ctx, institution, group.number, group.body, {
+    keepProtocol: group.request.createOnly,
+    keepPatient: group.patient.createOnly,
+    keepExams: new Set(group.exams.filter((e) => e.entry.createOnly).map((e) => e.exam.examKey)),
+  });
 
   const answers = new Map<number, EntryOutcome>();
   answers.set(group.request.index, { status: ok(created), location: `ServiceRequest/${result.requestId}` });

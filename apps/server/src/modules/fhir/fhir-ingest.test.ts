@@ -374,6 +374,48 @@ describe('FHIR R4 ingest', () => {
     expect(numbers).not.toContain('BATCH-BAD');
   });
 
+  it('keeps every report when 30 Bundles of one protocol arrive at once (resends and different reports)', async () => {
+    const keys = ['CC-1-GLI', 'CC-1-HEM', 'CC-1-TSH'];
+    const bundles = keys.map((examKey, i) => labBundle({ number: 'CC-1', examKey, pdf, glucose: 90 + i }));
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => post(bundles[i % 3])));
+    for (const res of answers) expect(res.statusCode, res.body).toBe(200);
+    const protocols = await portal.ctx.db.selectFrom('protocols').selectAll().where('number', '=', 'CC-1').execute();
+    expect(protocols).toHaveLength(1);
+    const exams = await portal.ctx.db
+      .selectFrom('exams')
+      .selectAll()
+      .where('protocolId', '=', protocols[0]!.id)
+      .orderBy('examKey')
+      .execute();
+    expect(exams.map((e) => [e.examKey, e.isEnabled])).toEqual([...keys].sort().map((k) => [k, 1]));
+    const analytes = await portal.ctx.db
+      .selectFrom('analytes')
+      .select(['examId', 'code', 'value'])
+      .where(
+        'examId',
+        'in',
+        exams.map((e) => e.id),
+      )
+      .execute();
+    expect(analytes).toHaveLength(6);
+    const resources = await portal.ctx.db
+      .selectFrom('resources')
+      .select('examId')
+      .where(
+        'examId',
+        'in',
+        exams.map((e) => e.id),
+      )
+      .execute();
+    expect(resources).toHaveLength(3);
+    const requesters = await portal.ctx.db
+      .selectFrom('protocolRequesters')
+      .select(['crm', 'uf'])
+      .where('protocolId', '=', protocols[0]!.id)
+      .execute();
+    expect(requesters).toEqual([{ crm: '123456', uf: 'SP' }]);
+  });
+
   it('accepts the example Bundle of docs/integration as it is', async () => {
     const example = JSON.parse(fs.readFileSync(EXAMPLE, 'utf8')) as Bundle;
     const res = await post(example);

@@ -75,26 +75,19 @@ export async function requireProtocol(db: Db, institution: Institution, number: 
  */
 export type IngestProtocolInput = Omit<IngestProtocol, 'password'> & { password: string | null };
 
-/** The exams of a stored protocol as an ingest body lists them (analytes left out: they are kept). */
-export async function storedExams(ctx: AppContext, protocolId: string): Promise<IngestExam[]> {
-  return (await listExamRows(ctx.db, protocolId))
-    .sort((a, b) => a.position - b.position)
-    .map((row) => ({
-      examKey: row.examKey,
-      description: row.description,
-      type: row.type,
-      modalityCode: row.modalityCode,
-      modalityName: row.modalityName,
-      requester:
-        row.requesterIdentifier && row.requesterName
-          ? { identifier: row.requesterIdentifier, name: row.requesterName, crm: row.requesterCrm, uf: row.requesterUf }
-          : null,
-      status: row.status,
-      rectificationStatus: row.rectificationStatus,
-      performedAt: row.performedAt,
-      deliveredAt: row.deliveredAt,
-      isEnabled: row.isEnabled === 1,
-    }));
+/**
+ * How the FHIR door merges into a stored protocol instead of replacing it (contract 5's PUT lists
+ * every exam): exams the body does not list stay as they are, and what was sent with FHIR's
+ * `ifNoneExist` is left as stored when it exists. Decided inside the write's transaction, so
+ * concurrent Bundles of one protocol never undo each other's exams.
+ */
+export interface IngestMerge {
+  /** The existing protocol keeps its request date and tag. */
+  keepProtocol?: boolean;
+  /** The existing protocol keeps its patient. */
+  keepPatient?: boolean;
+  /** Existing exams of these keys stay as they are (with their analytes). */
+  keepExams?: ReadonlySet<string>;
 }
 
 /**
@@ -106,6 +99,7 @@ export async function ingestProtocol(
   institution: Institution,
   number: string,
   body: IngestProtocolInput,
+  merge?: IngestMerge,
 ): Promise<{ created: boolean; result: IngestProtocolResult }> {
   // argon2 is slow on purpose: hash before the transaction so the write lock is held briefly.
   const before = await findProtocolRow(ctx.db, institution.id, number);
@@ -124,7 +118,7 @@ export async function ingestProtocol(
   // against what the winner committed and becomes an update. Calls that update the same day
   // counts (docs/decisions.md) may deadlock on PostgreSQL: the one it aborts runs again too.
   return runAgainOnConflict(
-    () => writeProtocol(ctx, institution, number, body, passwordHash),
+    () => writeProtocol(ctx, institution, number, body, passwordHash, merge),
     (error) => isUniqueViolation(error) || isTransientConflict(error),
   );
 }
@@ -146,6 +140,7 @@ function writeProtocol(
   number: string,
   body: IngestProtocolInput,
   passwordHash: string,
+  merge: IngestMerge | undefined,
 ): Promise<{ created: boolean; result: IngestProtocolResult }> {
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now().toISOString();
@@ -171,6 +166,14 @@ function writeProtocol(
       // A protocol pushed again is live again, also after a DELETE.
       disabled: 0,
     } satisfies Partial<Insertable<ProtocolTable>>;
+    if (existing && merge?.keepProtocol) {
+      Object.assign(fields, { requestedAt: existing.requestedAt, sortAt: existing.sortAt, tagId: existing.tagId });
+    }
+    if (existing && merge?.keepPatient) {
+      for (const key of Object.keys(fields) as Array<keyof typeof fields>) {
+        if (key.startsWith('patient')) Object.assign(fields, { [key]: existing[key] });
+      }
+    }
 
     let protocolId: string;
     if (existing) {
@@ -190,19 +193,34 @@ function writeProtocol(
       });
     }
 
-    const changedExamIds = await writeExams(trx, protocolId, body, now);
-    await syncRequesters(trx, protocolId, body, fields.sortAt);
+    const changedExamIds = await writeExams(trx, protocolId, body, now, merge);
+    await syncRequesters(trx, protocolId, body, fields.sortAt, merge !== undefined);
     if (changedExamIds.length > 0) await onExamsChanged(ctx, trx, changedExamIds);
     return { created: !existing, result: { requestId: protocolId, number } };
   });
 }
 
-async function writeExams(trx: Db, protocolId: string, body: IngestProtocolInput, now: string): Promise<string[]> {
+async function writeExams(
+  trx: Db,
+  protocolId: string,
+  body: IngestProtocolInput,
+  now: string,
+  merge: IngestMerge | undefined,
+): Promise<string[]> {
   const current = new Map((await listExamRows(trx, protocolId)).map((e) => [e.examKey, e]));
   const changed: string[] = [];
   const listed = new Map<string, string>();
+  // Merged exams keep their place; new ones come after the stored ones.
+  let nextPosition = Math.max(-1, ...[...current.values()].map((e) => e.position)) + 1;
+  const kept = new Set<string>();
 
-  for (const [position, exam] of body.exams.entries()) {
+  for (const [index, exam] of body.exams.entries()) {
+    const row = current.get(exam.examKey);
+    if (row && merge?.keepExams?.has(exam.examKey)) {
+      kept.add(exam.examKey);
+      continue;
+    }
+    const position = !merge ? index : row ? row.position : nextPosition++;
     const fields = {
       description: exam.description,
       type: exam.type,
@@ -220,7 +238,6 @@ async function writeExams(trx: Db, protocolId: string, body: IngestProtocolInput
       isEnabled: exam.isEnabled === false ? 0 : 1,
       position,
     } satisfies Partial<Insertable<ExamTable>>;
-    const row = current.get(exam.examKey);
     if (row) {
       const changes = changedFields(row, fields);
       if (Object.keys(changes).length > 0) {
@@ -236,14 +253,18 @@ async function writeExams(trx: Db, protocolId: string, body: IngestProtocolInput
     }
   }
 
-  for (const row of current.values()) {
+  for (const row of merge ? [] : current.values()) {
     if (!listed.has(row.examKey) && row.isEnabled === 1) {
       await updateExamRow(trx, row.id, { isEnabled: 0, updatedAt: now });
       changed.push(row.id);
     }
   }
 
-  await writeAnalytes(trx, body, listed);
+  await writeAnalytes(
+    trx,
+    body.exams.filter((e) => !kept.has(e.examKey)),
+    listed,
+  );
   return changed;
 }
 
@@ -251,8 +272,8 @@ async function writeExams(trx: Db, protocolId: string, body: IngestProtocolInput
  * Analytes are upserted by (exam, code). An exam that carries an `analytes` list gives its full
  * list (analytes missing from it are removed); an exam without the key keeps what it had.
  */
-async function writeAnalytes(trx: Db, body: IngestProtocolInput, examIds: Map<string, string>): Promise<void> {
-  const withAnalytes = body.exams.filter((e) => Array.isArray(e.analytes));
+async function writeAnalytes(trx: Db, exams: IngestExam[], examIds: Map<string, string>): Promise<void> {
+  const withAnalytes = exams.filter((e) => Array.isArray(e.analytes));
   if (withAnalytes.length === 0) return;
   const ids = withAnalytes.map((e) => examIds.get(e.examKey)).filter((id): id is string => !!id);
   const current = new Map((await listAnalyteRows(trx, ids)).map((a) => [`${a.examId}\n${a.code}`, a]));
@@ -301,9 +322,22 @@ const licenseKey = (r: { crm: string; uf: string }) => `${r.crm}\n${r.uf}`;
  * One row per requester license (CRM + UF) of the protocol's enabled exams: the physician list
  * reads these instead of scanning exams.
  */
-async function syncRequesters(trx: Db, protocolId: string, body: IngestProtocolInput, sortAt: string): Promise<void> {
+async function syncRequesters(
+  trx: Db,
+  protocolId: string,
+  body: IngestProtocolInput,
+  sortAt: string,
+  merged: boolean,
+): Promise<void> {
   const wanted = new Map<string, { crm: string; uf: string }>();
-  for (const exam of body.exams) {
+  // A merge lists only some exams: the licenses are those of every stored exam after it.
+  const exams = merged
+    ? (await listExamRows(trx, protocolId)).map((e) => ({
+        isEnabled: e.isEnabled === 1,
+        requester: { crm: e.requesterCrm, uf: e.requesterUf },
+      }))
+    : body.exams;
+  for (const exam of exams) {
     const crm = exam.requester?.crm?.trim();
     const uf = exam.requester?.uf;
     if (exam.isEnabled === false || !crm || !uf) continue;
