@@ -2,7 +2,7 @@ import type { Bundle, DiagnosticReport, Observation } from '@medplum/fhirtypes';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
-import { makeProtocol, makeWorld } from '../delivery/test-factories.js';
+import { makeProtocol, makeUser, makeWorld } from '../delivery/test-factories.js';
 
 type World = Awaited<ReturnType<typeof makeWorld>>;
 const CALLERS = [
@@ -16,6 +16,7 @@ const CALLERS = [
   'guestB',
   'share',
   'admin',
+  'company',
   'anonymous',
 ] as const;
 type Caller = (typeof CALLERS)[number];
@@ -26,16 +27,23 @@ describe('FHIR R4 read API per role', () => {
   let w: World;
   let hbId: string;
   let old: Awaited<ReturnType<typeof makeProtocol>>;
+  let company: string;
 
   const get = (url: string, caller: Caller, accept = 'application/fhir+json') =>
     portal.app.inject({
       url,
-      headers: { accept, ...(caller === 'anonymous' ? {} : bearer(w.tokens[caller])) },
+      headers: {
+        accept,
+        ...(caller === 'anonymous' ? {} : bearer(caller === 'company' ? company : w.tokens[caller])),
+      },
     });
 
   beforeAll(async () => {
     portal = await startTestPortal();
     w = await makeWorld(portal.ctx, (i) => portal.sessionFor(i));
+    // A company user of the very institution of the protocols: the administration console's, not a reader.
+    const companyUser = await makeUser(portal.ctx, { type: 'COMPANY', institutionId: w.institution.id });
+    company = await portal.sessionFor({ role: 'COMPANY', userId: companyUser.id, username: companyUser.email });
     hbId = (await portal.ctx.db.selectFrom('analytes').select('id').where('code', '=', 'HB').executeTakeFirstOrThrow())
       .id;
     old = await makeProtocol(portal.ctx, {
@@ -66,6 +74,7 @@ describe('FHIR R4 read API per role', () => {
     guestB: { a: 404, obs: 404, b: 200, c: 404, self: 404 },
     share: { a: 200, obs: 404, b: 404, c: 404, self: 404 },
     admin: { a: 403, obs: 403, b: 403, c: 403, self: 403 },
+    company: { a: 403, obs: 403, b: 403, c: 403, self: 403 },
     anonymous: { a: 401, obs: 401, b: 401, c: 401, self: 401 },
   };
 
