@@ -16,12 +16,16 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 
 # Debian's chromium drives the browser journeys; qpdf and unzip check the PDFs and zips the
-# portal writes; prometheus scrapes /metrics. Whatever is missing is installed in one go.
+# portal writes; prometheus scrapes /metrics; make, g++ and python3 compile better-sqlite3 for
+# Node 24 (scripts/with-node.sh). Whatever is missing is installed in one go.
 missing=()
 [ -n "${CHROMIUM_PATH:-}" ] || command -v chromium >/dev/null || missing+=(chromium)
 command -v qpdf >/dev/null || missing+=(qpdf)
 command -v unzip >/dev/null || missing+=(unzip)
 command -v prometheus >/dev/null || missing+=(prometheus)
+command -v make >/dev/null || missing+=(make)
+command -v g++ >/dev/null || missing+=(g++)
+command -v python3 >/dev/null || missing+=(python3)
 if [ ${#missing[@]} -gt 0 ]; then
   step "Installing Debian packages: ${missing[*]}"
   SUDO=""
@@ -29,7 +33,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 CHROMIUM_PATH=${CHROMIUM_PATH:-$(command -v chromium || true)}
-for tool in qpdf unzip prometheus; do
+for tool in qpdf unzip prometheus make g++ python3; do
   if ! command -v "$tool" >/dev/null; then
     echo "$tool is required by the tests and could not be installed." >&2
     exit 1
