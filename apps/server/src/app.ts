@@ -26,6 +26,7 @@ import institutionRoutes from './modules/institutions/institution.routes.js';
 import authRoutes from './modules/auth/auth.routes.js';
 import deliveryRoutes from './modules/delivery/delivery.routes.js';
 import accountsRoutes from './modules/accounts/accounts.routes.js';
+import administrationRoutes from './modules/administration/administration.routes.js';
 import sharesRoutes from './modules/shares/shares.routes.js';
 import termsRoutes from './modules/terms/terms.routes.js';
 import fhirRoutes from './modules/fhir/fhir.routes.js';
@@ -165,6 +166,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(sharesRoutes(ctx));
   await app.register(termsRoutes(ctx));
   await app.register(fhirRoutes(ctx));
+  await app.register(administrationRoutes(ctx));
 
   await registerWebApp(app, ctx);
   return app;
@@ -188,11 +190,28 @@ function trustedProxies(
   return setting;
 }
 
-/** Serves the built web app: hashed assets with long caching, index.html for every app route. */
+/** `/admin` and everything under it belong to the administration console (contract 9). */
+function isAdminPath(url: string): boolean {
+  return url === '/admin' || url.startsWith('/admin/') || url.startsWith('/admin?');
+}
+
+const staticHeaders = (res: { setHeader: (name: string, value: string) => void }, filePath: string) =>
+  res.setHeader(
+    'cache-control',
+    filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+  );
+
+/**
+ * Serves the built web apps: the patient app at `/`, the administration console at `/admin/`;
+ * hashed assets with long caching, each app's index.html for every route of that app.
+ */
 async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const dist = ctx.config.webDist ?? path.resolve(here, '../../web/dist');
   const indexFile = path.join(dist, 'index.html');
   const hasWeb = fs.existsSync(indexFile);
+  const adminDist = ctx.config.adminDist ?? path.resolve(here, '../../admin/dist');
+  const adminIndex = path.join(adminDist, 'index.html');
+  const hasAdmin = fs.existsSync(adminIndex);
   if (hasWeb) {
     await app.register(fastifyStatic, {
       root: dist,
@@ -200,24 +219,32 @@ async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<vo
       wildcard: false,
       serve: true,
       cacheControl: false,
-      setHeaders(res, filePath) {
-        res.setHeader(
-          'cache-control',
-          filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
-        );
-      },
+      setHeaders: staticHeaders,
+    });
+  }
+  if (hasAdmin) {
+    await app.register(fastifyStatic, {
+      root: adminDist,
+      prefix: '/admin/',
+      index: false,
+      wildcard: false,
+      serve: true,
+      cacheControl: false,
+      decorateReply: false,
+      setHeaders: staticHeaders,
     });
   }
   app.setNotFoundHandler(async (request, reply) => {
     if (isApiPath(request.url) || (request.method !== 'GET' && request.method !== 'HEAD')) {
       return reply.status(404).send({ message: ServerMessage.notFound });
     }
-    if (!hasWeb) {
+    const admin = isAdminPath(request.url);
+    if (admin ? !hasAdmin : !hasWeb) {
       return reply.status(503).type('text/plain').send('The web app is not built yet: run `npm run build`.');
     }
     return reply
       .header('cache-control', 'no-cache')
       .type('text/html; charset=utf-8')
-      .send(await fs.promises.readFile(indexFile));
+      .send(await fs.promises.readFile(admin ? adminIndex : indexFile));
   });
 }

@@ -105,6 +105,7 @@ const schema = z
     WEB_DIST: z.string().optional(),
     METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     METRICS_TOKEN: z.string().min(32, 'must have at least 32 characters').optional(),
+    ADMIN_DIST: z.string().optional(),
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
   })
   .superRefine((c, ctx) => {
@@ -167,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     logLevel: c.LOG_LEVEL,
     logFormat: c.LOG_FORMAT,
     webDist: c.WEB_DIST,
+    adminDist: c.ADMIN_DIST,
     outboxPollMs: c.OUTBOX_POLL_MS,
     /** Prometheus metrics: off unless a port of their own or a token is given. */
     metrics: {

@@ -1,0 +1,266 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  zAccountDisable,
+  zAccountPage,
+  zAccountQuery,
+  zAdminProtocolDetail,
+  zAdminProtocolPage,
+  zAuditPage,
+  zAuditQuery,
+  zDashboard,
+  zInstitutionListItem,
+  zInstitutionListQuery,
+  zOutboxPage,
+  zOutboxQuery,
+  zProtocolSearchQuery,
+  zProtocolStatusChange,
+} from '@portal/shared/schemas/administration';
+import { envelope } from '@portal/shared/schemas/common';
+import type { AppContext } from '../../context.js';
+import { authenticate, requireRole } from '../../plugins/auth.js';
+import {
+  accountList,
+  auditCsv,
+  auditList,
+  changeAccountDisabled,
+  changeProtocolStatus,
+  dashboard,
+  endAccountSessions,
+  institutionList,
+  operatorOf,
+  outboxList,
+  protocolDetail,
+  protocolSearch,
+  resendOutbox,
+  unlockAccount,
+} from './administration.service.js';
+
+const BASE = '/api/administrationbe';
+const zIdParams = z.object({ id: z.string().min(1).max(64) });
+const tags = ['administration console'];
+const security = [{ bearer: [] }];
+const doc = (summary: string, description?: string) => ({
+  summary,
+  tags,
+  security,
+  ...(description ? { description } : {}),
+});
+
+/**
+ * The administration console's calls (contract 9): admins reach every institution, company users
+ * only their own (anything else answers 404, as if it did not exist); every change is traced with
+ * who made it.
+ */
+export default function administrationRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (fastify) => {
+    const app = fastify.withTypeProvider<ZodTypeProvider>();
+    const signIn = authenticate(ctx);
+    // Who may call comes before validation: other roles learn nothing about the payload rules.
+    app.addHook('onRequest', async (request) => {
+      await signIn(request);
+      requireRole(request, 'ADMIN', 'COMPANY');
+    });
+    const operator = (request: Parameters<typeof requireRole>[0]) =>
+      operatorOf(ctx, requireRole(request, 'ADMIN', 'COMPANY'));
+
+    app.get(
+      `${BASE}/institution`,
+      {
+        schema: {
+          ...doc('List institutions', 'Admins: every institution, filtered by name or code; company users: their own.'),
+          querystring: zInstitutionListQuery,
+          response: { 200: envelope(z.array(zInstitutionListItem)) },
+        },
+      },
+      async (request) => ({ data: await institutionList(ctx, await operator(request), request.query.search) }),
+    );
+
+    app.get(
+      `${BASE}/dashboard`,
+      {
+        schema: {
+          ...doc(
+            'Dashboard figures',
+            'Per institution: protocols and exams delivered today and this week, exams opened, last ingest, sign-in failures of 24 h. Portal-wide outbox and lock figures for admins only.',
+          ),
+          response: { 200: envelope(zDashboard) },
+        },
+      },
+      async (request) => ({ data: await dashboard(ctx, await operator(request)) }),
+    );
+
+    app.get(
+      `${BASE}/protocols`,
+      {
+        schema: {
+          ...doc('Find protocols', 'By number (prefix), patient name, institution and day range, newest first.'),
+          querystring: zProtocolSearchQuery,
+          response: { 200: envelope(zAdminProtocolPage) },
+        },
+      },
+      async (request) => ({ data: await protocolSearch(ctx, await operator(request), request.query) }),
+    );
+
+    app.get(
+      `${BASE}/protocols/:id`,
+      {
+        schema: {
+          ...doc('A protocol with its exams, files, reads and shares'),
+          params: zIdParams,
+          response: { 200: envelope(zAdminProtocolDetail) },
+        },
+      },
+      async (request) => ({ data: await protocolDetail(ctx, await operator(request), request.params.id) }),
+    );
+
+    app.put(
+      `${BASE}/protocols/:id/status`,
+      {
+        schema: {
+          ...doc(
+            'Disable (cancel) or re-enable a protocol',
+            'A disabled protocol opens for nobody and leaves every list; the reason is kept in the audit trail (PROTOCOL_DISABLED, PROTOCOL_ENABLED).',
+          ),
+          params: zIdParams,
+          body: zProtocolStatusChange,
+          response: { 200: envelope(zAdminProtocolDetail) },
+        },
+      },
+      async (request) => ({
+        data: await changeProtocolStatus(ctx, request, await operator(request), request.params.id, request.body),
+      }),
+    );
+
+    app.get(
+      `${BASE}/audit`,
+      {
+        schema: {
+          ...doc(
+            'Audit trail',
+            'Filtered by protocol (number or id), patient, user, event, institution and day range; newest first. Company users read their institution’s events only.',
+          ),
+          querystring: zAuditQuery,
+          response: { 200: envelope(zAuditPage) },
+        },
+      },
+      async (request) => ({ data: await auditList(ctx, await operator(request), request.query) }),
+    );
+
+    app.get(
+      `${BASE}/audit/export.csv`,
+      {
+        schema: {
+          ...doc(
+            'Audit trail as CSV',
+            'The same filters as the audit trail, every matching row (page and size are ignored), streamed as UTF-8 CSV. The export is itself traced (AUDIT_EXPORTED).',
+          ),
+          querystring: zAuditQuery,
+        },
+      },
+      async (request, reply) => {
+        const stream = await auditCsv(ctx, request, await operator(request), request.query);
+        const day = ctx.clock.now().toISOString().slice(0, 10);
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="audit-${day}.csv"`)
+          .send(stream);
+      },
+    );
+
+    app.get(
+      `${BASE}/outbox`,
+      {
+        schema: {
+          ...doc('Outbox', 'Mails and messages waiting, sent and given up (DEAD), with their last error. Admins only.'),
+          querystring: zOutboxQuery,
+          response: { 200: envelope(zOutboxPage) },
+        },
+      },
+      async (request) => ({ data: await outboxList(ctx, await operator(request), request.query) }),
+    );
+
+    app.post(
+      `${BASE}/outbox/:id/resend`,
+      {
+        schema: {
+          ...doc('Send a message again', 'Queues it for the next round of the sender (OUTBOX_RESENT). Admins only.'),
+          params: zIdParams,
+          response: { 200: envelope(z.boolean()) },
+        },
+      },
+      async (request) => {
+        await resendOutbox(ctx, request, await operator(request), request.params.id);
+        return { data: true };
+      },
+    );
+
+    app.get(
+      `${BASE}/accounts`,
+      {
+        schema: {
+          ...doc(
+            'Find people',
+            'By name, e-mail, CPF or CRM; with state and sign-in lock. Company users: their institution’s company users and physicians.',
+          ),
+          querystring: zAccountQuery,
+          response: { 200: envelope(zAccountPage) },
+        },
+      },
+      async (request) => ({ data: await accountList(ctx, await operator(request), request.query) }),
+    );
+
+    app.put(
+      `${BASE}/accounts/:id/disabled`,
+      {
+        schema: {
+          ...doc(
+            'Disable or re-enable an account',
+            'Disabling also ends its sessions (ACCOUNT_DISABLED, ACCOUNT_ENABLED).',
+          ),
+          params: zIdParams,
+          body: zAccountDisable,
+          response: { 200: envelope(z.boolean()) },
+        },
+      },
+      async (request) => {
+        await changeAccountDisabled(ctx, request, await operator(request), request.params.id, request.body.disabled);
+        return { data: true };
+      },
+    );
+
+    app.post(
+      `${BASE}/accounts/:id/unlock`,
+      {
+        schema: {
+          ...doc(
+            'Unlock an account’s sign-in',
+            'Clears the failed sign-in count of its e-mail and CPF (ACCOUNT_UNLOCKED).',
+          ),
+          params: zIdParams,
+          response: { 200: envelope(z.boolean()) },
+        },
+      },
+      async (request) => {
+        await unlockAccount(ctx, request, await operator(request), request.params.id);
+        return { data: true };
+      },
+    );
+
+    app.post(
+      `${BASE}/accounts/:id/sessions/end`,
+      {
+        schema: {
+          ...doc('End every session of an account', 'ACCOUNT_SESSIONS_ENDED.'),
+          params: zIdParams,
+          response: { 200: envelope(z.boolean()) },
+        },
+      },
+      async (request) => {
+        await endAccountSessions(ctx, request, await operator(request), request.params.id);
+        return { data: true };
+      },
+    );
+  };
+}

@@ -1,0 +1,358 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
+import { makeInstitution, makeProtocol, makeUser, makeWorld } from '../delivery/test-factories.js';
+import { csvField } from './administration.service.js';
+
+type World = Awaited<ReturnType<typeof makeWorld>>;
+type Method = 'GET' | 'POST' | 'PUT';
+
+const BASE = '/api/administrationbe';
+
+describe('administration console API', () => {
+  let portal: TestPortal;
+  let w: World;
+  let company: string;
+  let foreignCompany: string;
+  let elsewhere: Awaited<ReturnType<typeof makeInstitution>>;
+  let foreignProtocol: Awaited<ReturnType<typeof makeProtocol>>;
+  let ownPhysician: Awaited<ReturnType<typeof makeUser>>;
+  let foreignPhysician: Awaited<ReturnType<typeof makeUser>>;
+  const call = (method: Method, url: string, token: string | null, payload?: unknown) =>
+    portal.app.inject({ method, url, headers: token ? bearer(token) : {}, ...(payload ? { payload } : {}) });
+
+  beforeAll(async () => {
+    portal = await startTestPortal();
+    w = await makeWorld(portal.ctx, (i) => portal.sessionFor(i));
+    elsewhere = await makeInstitution(portal.ctx, { name: 'Outra Clinica', code: 'OUTRA' });
+    foreignProtocol = await makeProtocol(portal.ctx, {
+      institutionId: elsewhere.id,
+      number: 'FOREIGN1',
+      patientName: 'Fabio Foreign',
+    });
+    const own = await makeUser(portal.ctx, { type: 'COMPANY', institutionId: w.institution.id, name: 'Cia Alfa' });
+    const foreign = await makeUser(portal.ctx, { type: 'COMPANY', institutionId: elsewhere.id, name: 'Cia Outra' });
+    ownPhysician = await makeUser(portal.ctx, {
+      type: 'PHYSICIAN',
+      institutionId: w.institution.id,
+      name: 'Dra Alfa',
+      crm: '5555',
+      uf: 'SP',
+    });
+    foreignPhysician = await makeUser(portal.ctx, {
+      type: 'PHYSICIAN',
+      institutionId: elsewhere.id,
+      name: 'Dr Outra',
+      crm: '6666',
+      uf: 'RJ',
+    });
+    company = await portal.sessionFor({ role: 'COMPANY', userId: own.id, username: own.email });
+    foreignCompany = await portal.sessionFor({ role: 'COMPANY', userId: foreign.id, username: foreign.email });
+    await portal.ctx.db
+      .insertInto('auditEvents')
+      .values({
+        id: 'foreign-event',
+        occurredAt: '2026-11-20T11:00:00.000Z',
+        application: 'results-portal',
+        tenant: 'OUTRA',
+        event: 'VIEW_PROTOCOL',
+        resource: null,
+        protocolId: foreignProtocol.protocol.id,
+        systemUserId: null,
+        systemUserName: '=cmd|calc',
+        role: 'GUEST',
+        sharedWith: null,
+        patients: null,
+        macro: null,
+        ip: null,
+        requestId: null,
+      })
+      .execute();
+  });
+  afterAll(async () => portal?.destroy());
+
+  const readRoutes = [
+    `${BASE}/institution`,
+    `${BASE}/dashboard`,
+    `${BASE}/protocols`,
+    `${BASE}/audit`,
+    `${BASE}/audit/export.csv`,
+    `${BASE}/outbox`,
+    `${BASE}/accounts`,
+  ];
+
+  it('answers 401 without a session and 403 to every role but admin and company', async () => {
+    const writes: Array<[Method, string, unknown]> = [
+      ['PUT', `${BASE}/protocols/${w.a.protocol.id}/status`, { disabled: true, reason: 'test' }],
+      ['POST', `${BASE}/outbox/x/resend`, undefined],
+      ['PUT', `${BASE}/accounts/${w.users.owner.id}/disabled`, { disabled: true }],
+      ['POST', `${BASE}/accounts/${w.users.owner.id}/unlock`, undefined],
+      ['POST', `${BASE}/accounts/${w.users.owner.id}/sessions/end`, undefined],
+      ['GET', `${BASE}/protocols/${w.a.protocol.id}`, undefined],
+    ];
+    for (const url of readRoutes) expect((await call('GET', url, null)).statusCode, url).toBe(401);
+    for (const caller of ['owner', 'physician', 'external', 'guestA', 'share'] as const) {
+      for (const url of readRoutes) expect((await call('GET', url, w.tokens[caller])).statusCode, url).toBe(403);
+      for (const [method, url, body] of writes) {
+        expect((await call(method, url, w.tokens[caller], body)).statusCode, `${caller} ${url}`).toBe(403);
+      }
+    }
+    expect((await call('GET', `${BASE}/protocols?size=1000`, w.tokens.admin)).statusCode).toBe(400);
+  });
+
+  it('lists institutions: every one for admins, with search; the own one for company users', async () => {
+    const all = (await call('GET', `${BASE}/institution`, w.tokens.admin)).json().data;
+    expect(all.map((i: { name: string }) => i.name)).toEqual(['Clinica Alfa', 'Outra Clinica']);
+    const found = (await call('GET', `${BASE}/institution?search=outr`, w.tokens.admin)).json().data;
+    expect(found.map((i: { code: string }) => i.code)).toEqual(['OUTRA']);
+    const own = (await call('GET', `${BASE}/institution`, company)).json().data;
+    expect(own.map((i: { id: string }) => i.id)).toEqual([w.institution.id]);
+    expect((await call('GET', `${BASE}/institution?search=outr`, company)).json().data).toEqual([]);
+  });
+
+  it('counts the dashboard per institution; portal-wide figures for admins only', async () => {
+    const admin = (await call('GET', `${BASE}/dashboard`, w.tokens.admin)).json().data;
+    expect(admin.institutions).toHaveLength(2);
+    expect(admin.portal).toMatchObject({ outboxWaiting: expect.any(Number), lockedNow: 0 });
+    const alfa = admin.institutions.find((i: { id: string }) => i.id === w.institution.id);
+    expect(alfa.protocolsToday).toBe(3);
+    const own = (await call('GET', `${BASE}/dashboard`, company)).json().data;
+    expect(own.portal).toBeNull();
+    expect(own.institutions.map((i: { id: string }) => i.id)).toEqual([w.institution.id]);
+    expect(own.institutions[0]).toEqual(alfa);
+  });
+
+  it('finds protocols within reach and shows one with its exams, files and shares', async () => {
+    const byNumber = (await call('GET', `${BASE}/protocols?number=${w.a.protocol.number}`, w.tokens.admin)).json().data;
+    expect(byNumber).toMatchObject({ total: 1, items: [{ id: w.a.protocol.id, examCount: 2, disabled: false }] });
+    const byPatient = (await call('GET', `${BASE}/protocols?patient=foreign`, w.tokens.admin)).json().data;
+    expect(byPatient.items.map((p: { number: string }) => p.number)).toEqual(['FOREIGN1']);
+    expect((await call('GET', `${BASE}/protocols?patient=foreign`, company)).json().data.total).toBe(0);
+    expect((await call('GET', `${BASE}/protocols`, company)).json().data.total).toBe(3);
+    const detail = (await call('GET', `${BASE}/protocols/${w.a.protocol.id}`, company)).json().data;
+    expect(detail.exams).toHaveLength(2);
+    expect(detail.exams[0].files).toHaveLength(1);
+    expect(detail.shares).toEqual({ active: 1, total: 1 });
+    expect((await call('GET', `${BASE}/protocols/${foreignProtocol.protocol.id}`, company)).statusCode).toBe(404);
+    expect((await call('GET', `${BASE}/protocols/nope`, w.tokens.admin)).statusCode).toBe(404);
+  });
+
+  it('disables a protocol with a reason: its guest can no longer open it; re-enabling gives it back', async () => {
+    const url = `${BASE}/protocols/${w.b.protocol.id}/status`;
+    const open = () =>
+      call('GET', `/api/delivery/persistence/dashboard/protocol/byId?id=${w.b.protocol.id}`, w.tokens.guestB);
+    expect((await open()).statusCode).toBe(200);
+    expect((await call('PUT', url, foreignCompany, { disabled: true, reason: 'duplicate' })).statusCode).toBe(404);
+    expect((await call('PUT', url, company, { disabled: true, reason: '' })).statusCode).toBe(400);
+    const disabled = await call('PUT', url, company, { disabled: true, reason: 'Sent to the wrong patient' });
+    expect(disabled.statusCode).toBe(200);
+    expect(disabled.json().data.disabled).toBe(true);
+    expect((await open()).statusCode).toBe(403);
+    const trail = await portal.ctx.db
+      .selectFrom('auditEvents')
+      .selectAll()
+      .where('event', '=', 'PROTOCOL_DISABLED')
+      .execute();
+    expect(trail).toHaveLength(1);
+    expect(trail[0]).toMatchObject({ protocolId: w.b.protocol.id, role: 'COMPANY', tenant: w.institution.code });
+    expect(JSON.parse(trail[0]!.macro!)).toEqual({ reason: 'Sent to the wrong patient' });
+    expect(trail[0]!.systemUserId).not.toBeNull();
+    // Asking again for the state it already has changes nothing and traces nothing.
+    await call('PUT', url, w.tokens.admin, { disabled: true, reason: 'again' });
+    expect(
+      await portal.ctx.db.selectFrom('auditEvents').select('id').where('event', '=', 'PROTOCOL_DISABLED').execute(),
+    ).toHaveLength(1);
+    expect((await call('PUT', url, w.tokens.admin, { disabled: false, reason: 'Checked' })).json().data.disabled).toBe(
+      false,
+    );
+    expect((await open()).statusCode).toBe(200);
+  });
+
+  it('reads the audit trail with filters; company users only their institution’s', async () => {
+    const admin = (await call('GET', `${BASE}/audit?event=PROTOCOL_DISABLED`, w.tokens.admin)).json().data;
+    expect(admin.total).toBe(1);
+    expect(admin.items[0]).toMatchObject({ protocolNumber: w.b.protocol.number, event: 'PROTOCOL_DISABLED' });
+    expect(admin.items[0].detail).toContain('Sent to the wrong patient');
+    const foreign = (await call('GET', `${BASE}/audit?protocol=FOREIGN1`, w.tokens.admin)).json().data;
+    expect(foreign.total).toBe(1);
+    expect((await call('GET', `${BASE}/audit?protocol=FOREIGN1`, company)).json().data.total).toBe(0);
+    const mine = (await call('GET', `${BASE}/audit`, company)).json().data;
+    expect(mine.items.every((i: { tenant: string | null }) => i.tenant !== 'OUTRA')).toBe(true);
+    expect(mine.items.map((i: { event: string }) => i.event)).toContain('PROTOCOL_ENABLED');
+    expect((await call('GET', `${BASE}/audit?institutionId=${elsewhere.id}`, company)).json().data.total).toBe(0);
+    expect((await call('GET', `${BASE}/audit?institutionId=${elsewhere.id}`, w.tokens.admin)).json().data.total).toBe(
+      1,
+    );
+    const theirs = (await call('GET', `${BASE}/audit`, foreignCompany)).json().data;
+    expect(theirs.items.map((i: { id: string }) => i.id)).toEqual(['foreign-event']);
+    expect((await call('GET', `${BASE}/audit?from=2026-11-21`, w.tokens.admin)).json().data.total).toBe(0);
+    expect((await call('GET', `${BASE}/audit?from=21/11/2026`, w.tokens.admin)).statusCode).toBe(400);
+  });
+
+  it('exports the filtered audit trail as CSV, scoped, neutralising formulas, and traces the export', async () => {
+    const all = await call('GET', `${BASE}/audit/export.csv`, w.tokens.admin);
+    expect(all.statusCode).toBe(200);
+    expect(all.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(all.headers['content-disposition']).toMatch(/^attachment; filename="audit-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const lines = all.body
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n');
+    expect(lines[0]).toBe('occurredAt,event,tenant,protocolNumber,userId,userName,role,sharedWith,ip,detail');
+    expect(lines.some((l) => l.includes('"PROTOCOL_DISABLED"') && l.includes('Sent to the wrong patient'))).toBe(true);
+    expect(lines.some((l) => l.includes(`"'=cmd|calc"`))).toBe(true);
+    const own = await call('GET', `${BASE}/audit/export.csv`, company);
+    expect(own.body).not.toContain('FOREIGN1');
+    expect(own.body).not.toContain('OUTRA');
+    expect(own.body).toContain('PROTOCOL_DISABLED');
+    const exports = await portal.ctx.db
+      .selectFrom('auditEvents')
+      .selectAll()
+      .where('event', '=', 'AUDIT_EXPORTED')
+      .execute();
+    expect(exports.map((e) => e.role).sort()).toEqual(['ADMIN', 'COMPANY']);
+    expect(csvField('a "quoted" text')).toBe('"a ""quoted"" text"');
+    expect(csvField('+55 11')).toBe(`"'+55 11"`);
+    expect(csvField(null)).toBe('');
+  });
+
+  it('exports more rows than one read chunk in order', async () => {
+    const values = Array.from({ length: 1203 }, (_, i) => ({
+      id: `bulk-${String(i).padStart(5, '0')}`,
+      occurredAt: '2026-11-19T10:00:00.000Z',
+      application: 'results-portal',
+      tenant: 'OUTRA',
+      event: 'BULK',
+      resource: null,
+      protocolId: null,
+      systemUserId: null,
+      systemUserName: `bulk ${i}`,
+      role: null,
+      sharedWith: null,
+      patients: null,
+      macro: null,
+      ip: null,
+      requestId: null,
+    }));
+    for (let i = 0; i < values.length; i += 300) {
+      await portal.ctx.db
+        .insertInto('auditEvents')
+        .values(values.slice(i, i + 300))
+        .execute();
+    }
+    const csv = (await call('GET', `${BASE}/audit/export.csv?event=BULK`, w.tokens.admin)).body;
+    const rows = csv.trim().split('\r\n').slice(1);
+    expect(rows).toHaveLength(1203);
+    expect(new Set(rows).size).toBe(1203);
+    expect((await call('GET', `${BASE}/audit/export.csv?event=BULK`, company)).body.trim().split('\r\n')).toHaveLength(
+      1,
+    );
+    expect(
+      (await call('GET', `${BASE}/audit/export.csv?event=BULK`, foreignCompany)).body.trim().split('\r\n'),
+    ).toHaveLength(1204);
+  });
+
+  it('lists the outbox and queues a message again, for admins only', async () => {
+    await portal.ctx.db
+      .insertInto('outbox')
+      .values({
+        id: 'dead-mail',
+        channel: 'EMAIL',
+        recipient: 'someone@example.com',
+        subject: 'Resultados',
+        payload: JSON.stringify({ text: 't', html: '<p>t</p>' }),
+        status: 'DEAD',
+        attempts: 8,
+        nextAttemptAt: '2026-11-20T10:00:00.000Z',
+        lockedUntil: null,
+        lastError: '550 mailbox unavailable',
+        dedupeKey: null,
+        createdAt: '2026-11-20T09:00:00.000Z',
+        sentAt: null,
+      })
+      .execute();
+    const dead = (await call('GET', `${BASE}/outbox?status=DEAD`, w.tokens.admin)).json().data;
+    expect(dead.items).toEqual([expect.objectContaining({ id: 'dead-mail', lastError: '550 mailbox unavailable' })]);
+    expect((await call('GET', `${BASE}/outbox`, company)).statusCode).toBe(403);
+    expect((await call('POST', `${BASE}/outbox/dead-mail/resend`, company)).statusCode).toBe(403);
+    expect((await call('POST', `${BASE}/outbox/none/resend`, w.tokens.admin)).statusCode).toBe(404);
+    expect((await call('POST', `${BASE}/outbox/dead-mail/resend`, w.tokens.admin)).statusCode).toBe(200);
+    const row = await portal.ctx.db
+      .selectFrom('outbox')
+      .selectAll()
+      .where('id', '=', 'dead-mail')
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'PENDING', attempts: 0, lastError: null });
+    const trace = await portal.ctx.db
+      .selectFrom('auditEvents')
+      .selectAll()
+      .where('event', '=', 'OUTBOX_RESENT')
+      .execute();
+    expect(trace).toHaveLength(1);
+  });
+
+  it('finds people; company users see their institution’s company users and physicians only', async () => {
+    const byName = (await call('GET', `${BASE}/accounts?search=dra alfa`, w.tokens.admin)).json().data;
+    expect(byName.items.map((a: { id: string }) => a.id)).toEqual([ownPhysician.id]);
+    const byCrm = (await call('GET', `${BASE}/accounts?search=6666`, w.tokens.admin)).json().data;
+    expect(byCrm.items.map((a: { id: string }) => a.id)).toEqual([foreignPhysician.id]);
+    const own = (await call('GET', `${BASE}/accounts`, company)).json().data;
+    expect(own.items.map((a: { name: string }) => a.name).sort()).toEqual(['Cia Alfa', 'Dra Alfa']);
+    expect((await call('GET', `${BASE}/accounts?search=6666`, company)).json().data.total).toBe(0);
+    const patients = (await call('GET', `${BASE}/accounts?type=PATIENT`, w.tokens.admin)).json().data;
+    expect(patients.total).toBe(2);
+    expect(patients.items[0]).toMatchObject({ state: 'ACTIVE', lockedUntil: null });
+  });
+
+  it('disables, re-enables, unlocks and signs out accounts within reach, tracing each', async () => {
+    const physicianToken = await portal.sessionFor({
+      role: 'PHYSICIAN',
+      userId: ownPhysician.id,
+      username: ownPhysician.email,
+    });
+    const probe = () => call('GET', '/api/v2/auth/validate', physicianToken);
+    expect((await probe()).statusCode).toBe(200);
+    const url = `${BASE}/accounts/${ownPhysician.id}`;
+    expect((await call('PUT', `${url}/disabled`, foreignCompany, { disabled: true })).statusCode).toBe(404);
+    expect(
+      (await call('PUT', `${BASE}/accounts/${w.users.owner.id}/disabled`, company, { disabled: true })).statusCode,
+    ).toBe(404);
+    expect((await call('PUT', `${url}/disabled`, company, { disabled: true })).statusCode).toBe(200);
+    expect((await probe()).statusCode).toBe(401);
+    const listed = (await call('GET', `${BASE}/accounts?search=5555`, company)).json().data.items[0];
+    expect(listed.state).toBe('DISABLED');
+    expect((await call('PUT', `${url}/disabled`, company, { disabled: false })).statusCode).toBe(200);
+
+    const until = '2026-11-20T13:00:00.000Z';
+    await portal.ctx.db
+      .insertInto('throttles')
+      .values({
+        key: `login:email:${ownPhysician.email}`,
+        failures: 9,
+        firstFailureAt: '2026-11-20T11:50:00.000Z',
+        lastFailureAt: '2026-11-20T11:59:00.000Z',
+        lockedUntil: until,
+      })
+      .execute();
+    expect((await call('GET', `${BASE}/accounts?search=5555`, company)).json().data.items[0].lockedUntil).toBe(until);
+    expect((await call('GET', `${BASE}/dashboard`, w.tokens.admin)).json().data.portal.lockedNow).toBe(1);
+    expect((await call('POST', `${url}/unlock`, company)).statusCode).toBe(200);
+    expect((await call('GET', `${BASE}/accounts?search=5555`, company)).json().data.items[0].lockedUntil).toBeNull();
+
+    const second = await portal.sessionFor({
+      role: 'PHYSICIAN',
+      userId: ownPhysician.id,
+      username: ownPhysician.email,
+    });
+    expect((await call('POST', `${url}/sessions/end`, w.tokens.admin)).statusCode).toBe(200);
+    expect((await call('GET', '/api/v2/auth/validate', second)).statusCode).toBe(401);
+    const events = await portal.ctx.db
+      .selectFrom('auditEvents')
+      .select(['event', 'role'])
+      .where('event', 'like', 'ACCOUNT_%')
+      .orderBy('occurredAt')
+      .execute();
+    expect(events.map((e) => e.event).sort()).toEqual(
+      ['ACCOUNT_DISABLED', 'ACCOUNT_ENABLED', 'ACCOUNT_SESSIONS_ENDED', 'ACCOUNT_UNLOCKED'].sort(),
+    );
+  });
+});

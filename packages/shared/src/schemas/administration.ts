@@ -1,0 +1,198 @@
+import { z } from 'zod';
+import { paged, zPage } from './common.js';
+
+/**
+ * The administration console's calls (contract 9, `/admin/`): lists and changes an operator needs
+ * beyond contract 6. Admins see every institution; company users only their own.
+ */
+
+const zSize = z.coerce.number().int().min(1).max(100).default(20);
+const zSearch = z.string().trim().max(200).optional();
+/** `YYYY-MM-DD`, a day in the portal's time zone (America/Sao_Paulo). */
+const zDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
+  .optional();
+
+export const zInstitutionListQuery = z.object({ search: zSearch });
+
+export const zInstitutionListItem = z.object({
+  id: z.string(),
+  code: z.string(),
+  name: z.string(),
+  viewType: z.number().int(),
+  supportEmail: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type InstitutionListItem = z.output<typeof zInstitutionListItem>;
+
+export const zDashboardInstitution = z.object({
+  id: z.string(),
+  code: z.string(),
+  name: z.string(),
+  protocolsToday: z.number().int(),
+  protocolsWeek: z.number().int(),
+  examsDeliveredToday: z.number().int(),
+  examsDeliveredWeek: z.number().int(),
+  /** Exams delivered this week that somebody opened, out of `examsDeliveredWeek`. */
+  examsOpenedWeek: z.number().int(),
+  /** The newest protocol the institution's system sent (create or change), or null. */
+  lastIngestAt: z.string().nullable(),
+  /** Sign-in failures of the last 24 h on the institution's branded logins and protocols. */
+  loginFailures24h: z.number().int(),
+});
+
+export const zDashboard = z.object({
+  /** Start of today and of this week (Monday), in the portal's time zone, as ISO instants. */
+  today: z.string(),
+  weekStart: z.string(),
+  institutions: z.array(zDashboardInstitution),
+  /** Portal-wide figures: only admins receive them (the outbox and locks are not an institution's). */
+  portal: z
+    .object({
+      outboxWaiting: z.number().int(),
+      outboxFailed: z.number().int(),
+      loginFailures24h: z.number().int(),
+      lockedNow: z.number().int(),
+    })
+    .nullable(),
+});
+export type Dashboard = z.output<typeof zDashboard>;
+
+export const zProtocolSearchQuery = z.object({
+  number: zSearch,
+  patient: zSearch,
+  institutionId: z.string().max(64).optional(),
+  from: zDay,
+  to: zDay,
+  page: zPage,
+  size: zSize,
+});
+
+export const zAdminProtocolItem = z.object({
+  id: z.string(),
+  number: z.string(),
+  institution: z.object({ id: z.string(), code: z.string(), name: z.string() }),
+  patientName: z.string(),
+  requestedAt: z.string().nullable(),
+  createdAt: z.string(),
+  disabled: z.boolean(),
+  examCount: z.number().int(),
+});
+export type AdminProtocolItem = z.output<typeof zAdminProtocolItem>;
+export const zAdminProtocolPage = paged(zAdminProtocolItem);
+
+export const zAdminProtocolDetail = zAdminProtocolItem.extend({
+  patientBirthDate: z.string(),
+  hasPatientUser: z.boolean(),
+  exams: z.array(
+    z.object({
+      id: z.string(),
+      examKey: z.string(),
+      description: z.string(),
+      modalityName: z.string(),
+      status: z.string().nullable(),
+      deliveredAt: z.string().nullable(),
+      isEnabled: z.boolean(),
+      files: z.array(z.object({ identifier: z.string(), type: z.string(), size: z.number().int() })),
+      /** How many people opened the exam. */
+      reads: z.number().int(),
+    }),
+  ),
+  shares: z.object({ active: z.number().int(), total: z.number().int() }),
+});
+export type AdminProtocolDetail = z.output<typeof zAdminProtocolDetail>;
+
+/** Disable (cancel) or re-enable a protocol; the reason goes to the audit trail. */
+export const zProtocolStatusChange = z.object({
+  disabled: z.boolean(),
+  reason: z.string().trim().min(3).max(500),
+});
+
+export const zAuditQuery = z.object({
+  protocol: zSearch,
+  patient: zSearch,
+  user: zSearch,
+  event: z.string().trim().max(100).optional(),
+  institutionId: z.string().max(64).optional(),
+  from: zDay,
+  to: zDay,
+  page: zPage,
+  size: zSize,
+});
+export type AuditQuery = z.input<typeof zAuditQuery>;
+
+export const zAuditItem = z.object({
+  id: z.string(),
+  occurredAt: z.string(),
+  event: z.string(),
+  tenant: z.string().nullable(),
+  protocolId: z.string().nullable(),
+  protocolNumber: z.string().nullable(),
+  systemUser: z.object({ id: z.string().nullable(), name: z.string().nullable(), role: z.string().nullable() }),
+  sharedWith: z.string().nullable(),
+  ip: z.string().nullable(),
+  detail: z.string().nullable(),
+});
+export type AuditItem = z.output<typeof zAuditItem>;
+export const zAuditPage = paged(zAuditItem);
+
+/** The CSV export's columns, in order. */
+export const AUDIT_CSV_COLUMNS = [
+  'occurredAt',
+  'event',
+  'tenant',
+  'protocolNumber',
+  'userId',
+  'userName',
+  'role',
+  'sharedWith',
+  'ip',
+  'detail',
+] as const;
+
+export const zOutboxStatus = z.enum(['PENDING', 'SENT', 'DEAD']);
+export const zOutboxQuery = z.object({ status: zOutboxStatus.optional(), page: zPage, size: zSize });
+export const zOutboxItem = z.object({
+  id: z.string(),
+  channel: z.string(),
+  recipient: z.string(),
+  subject: z.string().nullable(),
+  /** PENDING (waiting, or failing and retried: see attempts), SENT or DEAD (given up). */
+  status: z.string(),
+  attempts: z.number().int(),
+  lastError: z.string().nullable(),
+  createdAt: z.string(),
+  sentAt: z.string().nullable(),
+  nextAttemptAt: z.string(),
+});
+export type OutboxItem = z.output<typeof zOutboxItem>;
+export const zOutboxPage = paged(zOutboxItem);
+
+export const zAccountType = z.enum(['PATIENT', 'PHYSICIAN', 'EXTERNAL', 'ADMIN', 'COMPANY']);
+export const zAccountQuery = z.object({
+  search: zSearch,
+  type: zAccountType.optional(),
+  page: zPage,
+  size: zSize,
+});
+export const zAccountItem = z.object({
+  id: z.string(),
+  type: zAccountType,
+  name: z.string(),
+  email: z.string(),
+  /** Masked as ddd.***.**d-dd. */
+  cpf: z.string().nullable(),
+  crm: z.string().nullable(),
+  uf: z.string().nullable(),
+  institution: z.object({ id: z.string(), name: z.string() }).nullable(),
+  /** ACTIVE, NOT_ACTIVATED (invitation or confirmation pending) or DISABLED. */
+  state: z.enum(['ACTIVE', 'NOT_ACTIVATED', 'DISABLED']),
+  /** Sign-in locked until then (too many failures), or null. */
+  lockedUntil: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type AccountItem = z.output<typeof zAccountItem>;
+export const zAccountPage = paged(zAccountItem);
+export const zAccountDisable = z.object({ disabled: z.boolean() });
