@@ -31,6 +31,13 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'admin',
+          root: './apps/admin',
+          include: ['src/**/*.test.ts'],
+        },
+      },
+      {
+        test: {
           name: 'e2e',
           root: './e2e',
           include: ['**/*.e2e.ts'],

@@ -66,7 +66,7 @@ npx eslint . --max-warnings 0
 npm run typecheck
 
 step "Unit and API tests on SQLite"
-npx vitest run --project shared --project server --project web \
+npx vitest run --project shared --project server --project web --project admin \
   --reporter=default --reporter=json --outputFile.json="$REPORTS/sqlite.json"
 
 step "API tests on SQLite under Node 24"

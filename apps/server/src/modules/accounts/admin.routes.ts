@@ -80,7 +80,7 @@ export default function adminRoutes(ctx: AppContext): FastifyPluginAsync {
       async (request, reply) =>
         reply
           .status(201)
-          .send({ data: await createTag(ctx, requireAuth(request), request.params.id, request.body.tag) }),
+          .send({ data: await createTag(ctx, request, requireAuth(request), request.params.id, request.body.tag) }),
     );
 
     app.get(
@@ -95,7 +95,14 @@ export default function adminRoutes(ctx: AppContext): FastifyPluginAsync {
       `${BASE}/institution/:id/tags/:tagId`,
       { ...auth, schema: { params: zTagParams, body: zTagBody, response: { 200: envelope(zTag) } } },
       async (request) => ({
-        data: await updateTag(ctx, requireAuth(request), request.params.id, request.params.tagId, request.body.tag),
+        data: await updateTag(
+          ctx,
+          request,
+          requireAuth(request),
+          request.params.id,
+          request.params.tagId,
+          request.body.tag,
+        ),
       }),
     );
 
@@ -103,7 +110,7 @@ export default function adminRoutes(ctx: AppContext): FastifyPluginAsync {
       `${BASE}/institution/:id/tags/:tagId`,
       { ...auth, schema: { params: zTagParams, response: { 200: envelope(z.boolean()) } } },
       async (request) => {
-        await removeTag(ctx, requireAuth(request), request.params.id, request.params.tagId);
+        await removeTag(ctx, request, requireAuth(request), request.params.id, request.params.tagId);
         return { data: true };
       },
     );

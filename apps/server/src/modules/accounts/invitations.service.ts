@@ -196,8 +196,14 @@ export async function containsTags(ctx: AppContext, auth: AuthContext, instituti
   return institutionHasTags(ctx.db, institutionId);
 }
 
-export async function createTag(ctx: AppContext, auth: AuthContext, institutionId: string, tag: string) {
-  await administeredInstitution(ctx, auth, institutionId);
+export async function createTag(
+  ctx: AppContext,
+  request: FastifyRequest,
+  auth: AuthContext,
+  institutionId: string,
+  tag: string,
+) {
+  const institution = await administeredInstitution(ctx, auth, institutionId);
   if (await findTagByText(ctx.db, institutionId, tag)) throw conflict(AccountMessage.tagAlreadyExists);
   const row = { id: newId(), institutionId, tag, createdAt: ctx.clock.now().toISOString() };
   try {
@@ -206,6 +212,7 @@ export async function createTag(ctx: AppContext, auth: AuthContext, institutionI
     if (isUniqueViolation(error)) throw conflict(AccountMessage.tagAlreadyExists);
     throw error;
   }
+  await auditAdmin(ctx, request, auth, 'TAG_CREATED', institution.code, { tagId: row.id, tag });
   return { id: row.id, tag };
 }
 
@@ -231,19 +238,34 @@ export async function tagById(ctx: AppContext, auth: AuthContext, institutionId:
   return { id: tag.id, tag: tag.tag };
 }
 
-export async function updateTag(ctx: AppContext, auth: AuthContext, institutionId: string, tagId: string, tag: string) {
-  await tagOf(ctx, auth, institutionId, tagId);
+export async function updateTag(
+  ctx: AppContext,
+  request: FastifyRequest,
+  auth: AuthContext,
+  institutionId: string,
+  tagId: string,
+  tag: string,
+) {
+  const { tag: before, institution } = await tagOf(ctx, auth, institutionId, tagId);
   const same = await findTagByText(ctx.db, institutionId, tag);
   if (same && same.id !== tagId) throw conflict(AccountMessage.tagAlreadyExists);
   await renameTag(ctx.db, tagId, tag);
+  await auditAdmin(ctx, request, auth, 'TAG_RENAMED', institution.code, { tagId, from: before.tag, to: tag });
   return { id: tagId, tag };
 }
 
 /** A tag still on protocols stays: erasing it would silently change who sees those protocols. */
-export async function removeTag(ctx: AppContext, auth: AuthContext, institutionId: string, tagId: string) {
-  await tagOf(ctx, auth, institutionId, tagId);
+export async function removeTag(
+  ctx: AppContext,
+  request: FastifyRequest,
+  auth: AuthContext,
+  institutionId: string,
+  tagId: string,
+) {
+  const { tag, institution } = await tagOf(ctx, auth, institutionId, tagId);
   if (await tagIsUsedByProtocols(ctx.db, tagId)) throw conflict(AccountMessage.tagInUse);
   await ctx.db.transaction().execute((trx) => deleteTag(trx, tagId));
+  await auditAdmin(ctx, request, auth, 'TAG_DELETED', institution.code, { tagId, tag: tag.tag });
 }
 
 const tagUserView = (u: { id: string; name: string; email: string; type: string; active: number }) => ({

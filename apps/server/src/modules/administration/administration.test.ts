@@ -4,7 +4,7 @@ import { makeInstitution, makeProtocol, makeUser, makeWorld } from '../delivery/
 import { csvField } from './administration.service.js';
 
 type World = Awaited<ReturnType<typeof makeWorld>>;
-type Method = 'GET' | 'POST' | 'PUT';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 const BASE = '/api/administrationbe';
 
@@ -249,6 +249,23 @@ describe('administration console API', () => {
     expect(
       (await call('GET', `${BASE}/audit/export.csv?event=BULK`, foreignCompany)).body.trim().split('\r\n'),
     ).toHaveLength(1204);
+  });
+
+  it('traces tag creation, renaming and deletion with who did it', async () => {
+    const base = `/api/administrationbe/institution/${w.institution.id}/tags`;
+    const created = await call('POST', base, company, { tag: 'Convênio Verde' });
+    expect(created.statusCode).toBe(201);
+    const tagId = created.json().data.id as string;
+    expect((await call('PUT', `${base}/${tagId}`, company, { tag: 'Convênio Lima' })).statusCode).toBe(200);
+    expect((await call('DELETE', `${base}/${tagId}`, company)).statusCode).toBe(200);
+    const trail = (await call('GET', `${BASE}/audit?event=TAG_RENAMED`, company)).json().data;
+    expect(trail.items).toHaveLength(1);
+    expect(trail.items[0]).toMatchObject({ tenant: w.institution.code, systemUser: { role: 'COMPANY' } });
+    expect(trail.items[0].detail).toContain('Convênio Lima');
+    for (const event of ['TAG_CREATED', 'TAG_DELETED']) {
+      expect((await call('GET', `${BASE}/audit?event=${event}`, w.tokens.admin)).json().data.total, event).toBe(1);
+      expect((await call('GET', `${BASE}/audit?event=${event}`, foreignCompany)).json().data.total, event).toBe(0);
+    }
   });
 
   it('lists the outbox and queues a message again, for admins only', async () => {
