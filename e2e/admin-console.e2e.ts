@@ -151,8 +151,11 @@ describe('administration console', () => {
     await page.getByRole('button', { name: 'Adicionar tipo de exame' }).click();
     await page.getByRole('textbox', { name: /^Tipo de exame/ }).fill('XRAY');
     await page.getByRole('checkbox', { name: 'Esconder imagem' }).check();
+    const saved = page.waitForResponse(
+      (r) => r.url().includes(`/institution/${institutionId}`) && r.request().method() === 'PUT',
+    );
     await page.getByRole('button', { name: 'Salvar', exact: true }).click();
-    await page.getByText('Alterações salvas.').last().waitFor();
+    expect((await saved).status()).toBe(200);
 
     const stored = await fetch(`${portal.baseUrl}/api/administrationbe/institution/${institutionId}`, {
       headers: { authorization: `Bearer ${await tokenOf(page)}` },
