@@ -22,6 +22,7 @@ import { registerMetrics, type PortalMetrics } from './plugins/metrics.js';
 import { requestChildLogger, requestIdMixin, trackRequests } from './lib/request-context.js';
 import healthRoutes from './modules/health/health.routes.js';
 import ingestRoutes from './modules/ingest/ingest.routes.js';
+import hl7Routes from './modules/hl7/hl7.routes.js';
 import institutionRoutes from './modules/institutions/institution.routes.js';
 import authRoutes from './modules/auth/auth.routes.js';
 import deliveryRoutes from './modules/delivery/delivery.routes.js';
@@ -160,6 +161,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(healthRoutes(ctx, options.ready ?? (() => true)));
   await app.register(institutionRoutes(ctx));
   await app.register(ingestRoutes(ctx));
+  await app.register(hl7Routes(ctx));
   await app.register(authRoutes(ctx));
   await app.register(deliveryRoutes(ctx));
   await app.register(accountsRoutes(ctx));

@@ -107,10 +107,28 @@ const schema = z
     METRICS_TOKEN: z.string().min(32, 'must have at least 32 characters').optional(),
     ADMIN_DIST: z.string().optional(),
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
+    HL7_MLLP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    HL7_MLLP_TLS_CERT: z.string().optional(),
+    HL7_MLLP_TLS_KEY: z.string().optional(),
+    HL7_MLLP_TLS_CA: z.string().optional(),
   })
   .superRefine((c, ctx) => {
     if (c.METRICS_PORT !== undefined && c.METRICS_PORT !== 0 && c.METRICS_PORT === c.PORT) {
       ctx.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'must differ from PORT' });
+    }
+    if (!!c.HL7_MLLP_TLS_CERT !== !!c.HL7_MLLP_TLS_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['HL7_MLLP_TLS_CERT'],
+        message: 'HL7_MLLP_TLS_CERT and HL7_MLLP_TLS_KEY go together',
+      });
+    }
+    if (c.HL7_MLLP_TLS_CA && !c.HL7_MLLP_TLS_CERT) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['HL7_MLLP_TLS_CA'],
+        message: 'needs HL7_MLLP_TLS_CERT and HL7_MLLP_TLS_KEY',
+      });
     }
     if (c.ADMIN_EMAIL && !c.ADMIN_PASSWORD) {
       ctx.addIssue({ code: 'custom', path: ['ADMIN_PASSWORD'], message: 'is required with ADMIN_EMAIL' });
@@ -176,5 +194,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       port: c.METRICS_PORT,
       token: c.METRICS_TOKEN,
     },
+    /** Contract 9: the MLLP listener on HOST, with TLS when a certificate is given. */
+    hl7Mllp:
+      c.HL7_MLLP_PORT === undefined
+        ? undefined
+        : {
+            port: c.HL7_MLLP_PORT,
+            tls: c.HL7_MLLP_TLS_CERT
+              ? { certFile: c.HL7_MLLP_TLS_CERT, keyFile: c.HL7_MLLP_TLS_KEY ?? '', caFile: c.HL7_MLLP_TLS_CA }
+              : undefined,
+          },
   };
 }

@@ -41,6 +41,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   await portal.app.listen({ host: config.host, port: config.port });
+  await portal.startMllp();
 }
 
 main().catch((error: unknown) => {

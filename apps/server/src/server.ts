@@ -18,6 +18,7 @@ import { ensureAdminAccount } from './modules/accounts/admin-bootstrap.js';
 import { startOutboxWorker, type OutboxWorker, type OutboxTransports } from './modules/outbox/outbox.worker.js';
 import { loadDemoData } from './modules/demo/demo-data.js';
 import { runDigests } from './modules/delivery/notifications.service.js';
+import { startMllpServer, type MllpServer } from './modules/hl7/mllp-server.js';
 
 /** How often the DAY/WEEK digests are looked at; sending is idempotent per recipient and period. */
 const DIGEST_INTERVAL_MS = 5 * 60_000;
@@ -37,6 +38,8 @@ export interface RunningPortal {
   ctx: AppContext;
   /** Set when METRICS_PORT is: the listener serving /metrics on its own port. */
   metricsServer?: http.Server;
+  /** Starts the HL7 v2 MLLP listener when HL7_MLLP_PORT is set (contract 9); close() stops it. */
+  startMllp(): Promise<MllpServer | undefined>;
   /** Stops accepting requests, lets in-flight ones finish, stops workers, closes the database. */
   close(): Promise<void>;
 }
@@ -112,14 +115,21 @@ export async function createPortal(config: Config, options: StartOptions = {}): 
     digestTimer.unref();
   }
 
+  let mllp: MllpServer | undefined;
+  const startMllp = async () => {
+    if (!config.hl7Mllp || mllp) return mllp;
+    mllp = await startMllpServer(ctx, { host: config.host, port: config.hl7Mllp.port, tls: config.hl7Mllp.tls });
+    return mllp;
+  };
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       clearInterval(digestTimer);
       if (metricsServer) await new Promise((resolve) => metricsServer.close(resolve));
+      await mllp?.close();
       await app.close();
       await worker?.stop();
       await database.close();
     })());
-  return { app, ctx, metricsServer, close };
+  return { app, ctx, metricsServer, startMllp, close };
 }

@@ -44,6 +44,7 @@ export const ServerMessage = {
   invalidApiKey: 'Invalid API key.',
   institutionCodeInUse: 'The institution code is already in use!',
   institutionNotFound: 'Institution not found!',
+  hl7SendingFacilityInUse: 'The HL7 sending facility is already in use by another institution!',
   shareNotAllowed: 'Sharing is not allowed for this protocol.',
   resourceUnavailable: 'The result is unavailable!',
 } as const;

@@ -175,6 +175,8 @@ export interface AnalyteTable {
   referenceMin: number | null;
   referenceMax: number | null;
   referenceText: string | null;
+  /** The abnormal flag of the result as sent (HL7 table 0078: H, L, HH, LL, A, N...). */
+  abnormalFlag: string | null;
   position: number;
 }
 
@@ -386,6 +388,37 @@ export interface CallRateTable {
   calls: number;
 }
 
+/** An MSH-4 sending facility (upper case) and the institution it names (contract 9). */
+export interface Hl7SendingFacilityTable {
+  facility: string;
+  institutionId: string;
+  position: number;
+}
+
+/** One HL7 v2 message received (MLLP or HTTPS) and the ACK it got: the audit trail of that door. */
+export interface Hl7MessageTable {
+  id: string;
+  institutionId: string | null;
+  /** MLLP, MLLP_TLS or HTTPS */
+  transport: string;
+  remoteAddress: string | null;
+  sendingFacility: string | null;
+  controlId: string | null;
+  messageType: string | null;
+  charset: string | null;
+  /** The message as received, decoded to text. */
+  message: string;
+  /** RECEIVED (no answer yet), STORED, REPEATED (a resend of a stored MSH-10), ERROR or REJECTED. */
+  outcome: string;
+  ackCode: string | null;
+  ack: string | null;
+  error: string | null;
+  /** JSON list of the protocol numbers the message wrote. */
+  protocolNumbers: string | null;
+  receivedAt: Timestamp;
+  completedAt: Timestamp | null;
+}
+
 export interface Database {
   institutions: InstitutionTable;
   visualizerSettings: VisualizerSettingTable;
@@ -417,4 +450,6 @@ export interface Database {
   listRevisions: ListRevisionTable;
   physicianVouches: PhysicianVouchTable;
   callRates: CallRateTable;
+  hl7SendingFacilities: Hl7SendingFacilityTable;
+  hl7Messages: Hl7MessageTable;
 }

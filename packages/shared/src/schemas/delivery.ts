@@ -156,6 +156,8 @@ export const zHistoryAnswer = envelope(
         unit: z.string().nullable(),
         referenceMin: z.number().nullable(),
         referenceMax: z.number().nullable(),
+        /** The laboratory's abnormal flag (H, L, HH, LL, A...), null when none was sent. */
+        abnormalFlag: z.string().nullable(),
       }),
     ),
   }),

@@ -20,6 +20,8 @@ export const zIngestAnalyte = z.object({
   referenceMin: z.number().nullish(),
   referenceMax: z.number().nullish(),
   referenceText: optional(z.string().max(200)),
+  /** The abnormal flag as the laboratory gives it (HL7 table 0078: H, L, HH, LL, A, N...). */
+  abnormalFlag: optional(z.string().trim().max(8)),
 });
 
 export const zIngestExam = z.object({

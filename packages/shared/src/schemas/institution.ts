@@ -70,6 +70,23 @@ export type InstitutionSettingsInput = z.output<typeof zInstitutionSettingsInput
 
 const zPhoneText = z.string().trim().max(32);
 
+/**
+ * Contract 9: the MSH-4 sending facilities by which the institution's HL7 v2 systems are known over
+ * MLLP (the namespace id, or the whole HD as sent, e.g. `LAB01` or `LAB01&2.16.76.1&ISO`); stored
+ * upper case, each one naming a single institution. An update gives the whole list.
+ */
+export const zHl7SendingFacilities = z
+  .array(
+    z
+      .string()
+      .trim()
+      .min(1)
+      .max(180)
+      .transform((v) => v.toUpperCase()),
+  )
+  .max(50)
+  .refine((list) => new Set(list).size === list.length, 'duplicate sending facility');
+
 export const zInstitutionCreate = z.object({
   code: zInstitutionCode,
   name: z.string().trim().min(1).max(200),
@@ -83,6 +100,7 @@ export const zInstitutionCreate = z.object({
   supportPhoneNumber: zPhoneText.nullish(),
   supportWhatsAppNumber: zPhoneText.nullish(),
   settings: zInstitutionSettingsInput.optional(),
+  hl7SendingFacilities: zHl7SendingFacilities.optional(),
 });
 export type InstitutionCreate = z.output<typeof zInstitutionCreate>;
 
@@ -100,6 +118,7 @@ export const zInstitutionUpdate = z.object({
   supportPhoneNumber: zPhoneText.nullish(),
   supportWhatsAppNumber: zPhoneText.nullish(),
   settings: zInstitutionSettingsInput.optional(),
+  hl7SendingFacilities: zHl7SendingFacilities.optional(),
   rotateApiKey: z.boolean().optional(),
 });
 export type InstitutionUpdate = z.output<typeof zInstitutionUpdate>;
@@ -136,6 +155,8 @@ export const zInstitutionView = z.object({
   supportPhoneNumber: z.string().nullable(),
   supportWhatsAppNumber: z.string().nullable(),
   settings: zInstitutionSettings,
+  /** Contract 9: the MSH-4 sending facilities of its HL7 v2 systems. */
+  hl7SendingFacilities: z.array(z.string()),
   /** Spec 3's name for the visualizer list, for screens written against it. */
   institutionVisualizerExamTypeSettingsDTO: z.array(
     z.object({ examType: z.object({ code: z.string() }), hideButton: z.boolean(), enable: z.boolean() }),

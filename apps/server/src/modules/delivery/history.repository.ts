@@ -15,6 +15,7 @@ export interface HistoryPoint {
   referenceMin: number | null;
   referenceMax: number | null;
   referenceText: string | null;
+  abnormalFlag: string | null;
 }
 
 /**
@@ -46,6 +47,7 @@ export async function historyPoints(
       'a.referenceMin',
       'a.referenceMax',
       'a.referenceText',
+      'a.abnormalFlag',
     ])
     .where('p.patientUserId', '=', patientUserId)
     .where('p.disabled', '=', 0)

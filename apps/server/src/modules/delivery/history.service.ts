@@ -135,6 +135,7 @@ export async function historyOf(
       unit: p.unit,
       referenceMin: p.referenceMin,
       referenceMax: p.referenceMax,
+      abnormalFlag: p.abnormalFlag,
     })),
   };
 }

@@ -1,6 +1,7 @@
 import jpeg from 'jpeg-js';
 import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from 'pdf-lib';
 import { PNG } from 'pngjs';
+import { wrap } from '../../lib/pdf-text.js';
 
 /** A small deterministic generator: the same demo gives the same bytes on every start. */
 export function seededRandom(seed: number): () => number {
@@ -43,22 +44,6 @@ const A4: [number, number] = [595.28, 841.89];
 const MARGIN = 56;
 const brDate = (d: Date) =>
   `${String(d.getUTCDate()).padStart(2, '0')}/${String(d.getUTCMonth() + 1).padStart(2, '0')}/${d.getUTCFullYear()}`;
-
-function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/)) {
-    const candidate = line ? `${line} ${word}` : word;
-    if (line && font.widthOfTextAtSize(candidate, size) > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = candidate;
-    }
-  }
-  if (line) lines.push(line);
-  return lines;
-}
 
 /**
  * A report PDF of two or more A4 pages: the institution's header, the patient and exam data,

@@ -42,6 +42,16 @@ function declaredLength(request: FastifyRequest): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
+/** An onRequest hook: the institution of `X-Api-Key` on the request, or 401 before the body is read. */
+export function requireApiKey(ctx: AppContext) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const header = request.headers['x-api-key'];
+    const institution = await findInstitutionByApiKey(ctx, typeof header === 'string' ? header : undefined);
+    if (!institution) throw unauthorized(ServerMessage.invalidApiKey);
+    request.ingestInstitution = institution;
+  };
+}
+
 /** Contract 5: institutions push protocols, exams and files with their API key. */
 export default function ingestRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (fastify) => {
@@ -55,12 +65,7 @@ export default function ingestRoutes(ctx: AppContext): FastifyPluginAsync {
     );
 
     // The key is checked before the body is read or validated: a stranger learns nothing.
-    app.addHook('onRequest', async (request) => {
-      const header = request.headers['x-api-key'];
-      const institution = await findInstitutionByApiKey(ctx, typeof header === 'string' ? header : undefined);
-      if (!institution) throw unauthorized(ServerMessage.invalidApiKey);
-      request.ingestInstitution = institution;
-    });
+    app.addHook('onRequest', requireApiKey(ctx));
 
     // An upload refused half-way leaves unread bytes on the connection: close it after the answer.
     app.addHook('onSend', async (request, reply) => {

@@ -295,6 +295,7 @@ async function writeAnalytes(trx: Db, exams: IngestExam[], examIds: Map<string, 
         referenceMin: analyte.referenceMin ?? null,
         referenceMax: analyte.referenceMax ?? null,
         referenceText: analyte.referenceText ?? null,
+        abnormalFlag: analyte.abnormalFlag ?? null,
         position,
       } satisfies Partial<Insertable<AnalyteTable>>;
       const key = `${examId}\n${analyte.code}`;

@@ -52,3 +52,51 @@ export async function replaceVisualizerSettingRows(
 export function findUserInstitutionId(db: Db, userId: string): Promise<{ institutionId: string | null } | undefined> {
   return db.selectFrom('users').select('institutionId').where('id', '=', userId).executeTakeFirst();
 }
+
+/** The institution's MSH-4 sending facilities, in the order they were given. */
+export async function listHl7FacilityRows(db: Db, institutionId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('hl7SendingFacilities')
+    .select('facility')
+    .where('institutionId', '=', institutionId)
+    .orderBy('position')
+    .execute();
+  return rows.map((r) => r.facility);
+}
+
+/** Facilities of that list already named by another institution. */
+export async function findHl7FacilitiesOfOthers(
+  db: Db,
+  institutionId: string,
+  facilities: string[],
+): Promise<string[]> {
+  if (facilities.length === 0) return [];
+  const rows = await db
+    .selectFrom('hl7SendingFacilities')
+    .select('facility')
+    .where('facility', 'in', facilities)
+    .where('institutionId', '!=', institutionId)
+    .execute();
+  return rows.map((r) => r.facility);
+}
+
+/** Replaces the institution's whole facility list (call inside the service's transaction). */
+export async function replaceHl7FacilityRows(db: Db, institutionId: string, facilities: string[]): Promise<void> {
+  await db.deleteFrom('hl7SendingFacilities').where('institutionId', '=', institutionId).execute();
+  if (facilities.length > 0) {
+    await db
+      .insertInto('hl7SendingFacilities')
+      .values(facilities.map((facility, position) => ({ facility, institutionId, position })))
+      .execute();
+  }
+}
+
+/** The institution an MSH-4 sending facility names, if any. */
+export async function findInstitutionRowByHl7Facility(db: Db, facility: string): Promise<InstitutionRow | undefined> {
+  return db
+    .selectFrom('hl7SendingFacilities as f')
+    .innerJoin('institutions as i', 'i.id', 'f.institutionId')
+    .selectAll('i')
+    .where('f.facility', '=', facility)
+    .executeTakeFirst();
+}

@@ -21,13 +21,17 @@ import {
   type InstitutionActor,
 } from './institution.policy.js';
 import {
+  findHl7FacilitiesOfOthers,
   findInstitutionRowByApiKeyHash,
+  findInstitutionRowByHl7Facility,
   findInstitutionRowByCode,
   findInstitutionRowById,
   findUserInstitutionId,
   insertInstitutionRow,
+  listHl7FacilityRows,
   listInstitutionRows,
   listVisualizerSettingRows,
+  replaceHl7FacilityRows,
   replaceVisualizerSettingRows,
   updateInstitutionRow,
   type InstitutionRow,
@@ -157,6 +161,27 @@ function visualizerRows(institutionId: string, list: VisualizerSetting[]) {
   }));
 }
 
+/** A write refused because a sending facility is already another institution's. */
+function isFacilityConflict(error: unknown): boolean {
+  const e = error as { constraint?: unknown; message?: unknown } | null;
+  return (
+    isUniqueViolation(error) &&
+    (String(e?.constraint ?? '').startsWith('hl7_sending_facilities') ||
+      String(e?.message ?? '').includes('hl7_sending_facilities'))
+  );
+}
+
+const facilityInUse = (facilities: string[]) =>
+  new AppError(409, ServerMessage.hl7SendingFacilityInUse, { hl7SendingFacilities: facilities });
+
+/** Contract 9: sets the institution's MSH-4 sending facilities, refusing those of another institution. */
+async function writeHl7Facilities(trx: Db, institutionId: string, facilities: string[] | undefined): Promise<void> {
+  if (facilities === undefined) return;
+  const taken = await findHl7FacilitiesOfOthers(trx, institutionId, facilities);
+  if (taken.length > 0) throw facilityInUse(taken);
+  await replaceHl7FacilityRows(trx, institutionId, facilities);
+}
+
 /**
  * Opens an institution (operator level: the caller has already decided it may). The API key is
  * returned here once; only its sha256 is kept.
@@ -188,8 +213,10 @@ export async function createInstitution(
         updatedAt: now,
       });
       await replaceVisualizerSettingRows(trx, id, visualizerRows(id, input.settings?.visualizerSettings ?? []));
+      await writeHl7Facilities(trx, id, input.hl7SendingFacilities);
     });
   } catch (error) {
+    if (isFacilityConflict(error)) throw facilityInUse(input.hl7SendingFacilities ?? []);
     // Two creations of the same code at once: the unique index decides, the loser gets the 409.
     if (isUniqueViolation(error)) throw conflict(ServerMessage.institutionCodeInUse);
     throw error;
@@ -228,8 +255,10 @@ export async function updateInstitution(
       });
       const visualizer = input.settings?.visualizerSettings;
       if (visualizer) await replaceVisualizerSettingRows(trx, id, visualizerRows(id, visualizer));
+      await writeHl7Facilities(trx, id, input.hl7SendingFacilities);
     });
   } catch (error) {
+    if (isFacilityConflict(error)) throw facilityInUse(input.hl7SendingFacilities ?? []);
     if (isUniqueViolation(error)) throw conflict(ServerMessage.institutionCodeInUse);
     throw error;
   }
@@ -270,6 +299,17 @@ export async function findInstitutionByApiKey(
   return row ? toInstitution(row) : null;
 }
 
+/** Contract 9: the institution whose HL7 v2 systems send with that MSH-4 sending facility, or null. */
+export async function findInstitutionByHl7Facility(
+  deps: Pick<AppContext, 'db'>,
+  facility: string,
+): Promise<Institution | null> {
+  const key = facility.trim().toUpperCase();
+  if (key === '' || key.length > 180) return null;
+  const row = await findInstitutionRowByHl7Facility(deps.db, key);
+  return row ? toInstitution(row) : null;
+}
+
 export async function listInstitutions(deps: Pick<AppContext, 'db'>): Promise<Institution[]> {
   return (await listInstitutionRows(deps.db)).map(toInstitution);
 }
@@ -285,6 +325,7 @@ export async function listVisualizerSettings(db: Db, institutionId: string): Pro
 
 async function toView(db: Db, institution: Institution, apiKey?: string): Promise<InstitutionView> {
   const visualizer = await listVisualizerSettings(db, institution.id);
+  const hl7SendingFacilities = await listHl7FacilityRows(db, institution.id);
   const { smart, ...flags } = institution.settings;
   return {
     id: institution.id,
@@ -297,6 +338,7 @@ async function toView(db: Db, institution: Institution, apiKey?: string): Promis
     supportPhoneNumber: institution.supportPhoneNumber,
     supportWhatsAppNumber: institution.supportWhatsAppNumber,
     settings: { ...flags, visualizerSettings: visualizer, smart: smart ? { url: smart.url } : null },
+    hl7SendingFacilities,
     institutionVisualizerExamTypeSettingsDTO: visualizer.map((v) => ({
       examType: { code: v.examTypeCode },
       hideButton: v.hideButton,
