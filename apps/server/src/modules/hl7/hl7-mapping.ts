@@ -49,13 +49,11 @@ export class Hl7Refusal extends Error {
   }
 }
 
-const missing = (location: string, what: string) =>
-  new Hl7Refusal(
-    'AE',
-    ERROR_CODES.requiredFieldMissing,
-    `${location} (${what}) is required`,
-    location.replace(/-/g, '^'),
-  );
+const missing = (label: string, what: string) => {
+  const [segment, field] = label.split('-');
+  const location = field ? `${segment}^1^${field}` : (segment ?? '');
+  return new Hl7Refusal('AE', ERROR_CODES.requiredFieldMissing, `${label} (${what}) is required`, location);
+};
 
 export interface ReportFile {
   examKey: string;
@@ -159,12 +157,13 @@ const SECTIONS: Record<string, string> = {
 const GENDERS: Record<string, string> = { F: 'FEMALE', M: 'MALE', O: 'OTHER', A: 'OTHER', U: 'UNKNOWN', N: 'UNKNOWN' };
 
 /** Wraps a value reader so a malformed value is refused with where it was. */
-function at<T>(location: string, read: () => T): T {
+function at<T>(label: string, read: () => T, sequence = 1): T {
   try {
     return read();
   } catch (error) {
     if (error instanceof Hl7ValueError) {
-      throw new Hl7Refusal('AE', ERROR_CODES.dataType, `${location}: ${error.message}`, location.replace(/-/g, '^'));
+      const [segment, field] = label.split('-');
+      throw new Hl7Refusal('AE', ERROR_CODES.dataType, `${label}: ${error.message}`, `${segment}^${sequence}^${field}`);
     }
     throw error;
   }
@@ -408,7 +407,6 @@ function examOf(
   warnings: string[],
 ): { exam: Record<string, unknown> & { examKey: string }; files: ReportFile[]; text: TextReport | undefined } {
   const { obr, orc } = order;
-  const where = obr ? `OBR-${order.obrIndex}` : 'ORC';
   const examKeyRaw = message.value(obr, 3) || message.value(obr, 2) || message.value(orc, 3) || message.value(orc, 2);
   const examKey = key(examKeyRaw);
   if (!examKey) throw missing(obr ? 'OBR-3' : 'ORC-3', 'filler order number or OBR-2 placer order number');
@@ -429,8 +427,8 @@ function examOf(
   else if (orderStatus) status = ORDER_STATUS[orderStatus] ?? orderStatus;
   else if (kind !== 'ORU') status = 'PENDING';
 
-  const performedAt = at(`${where}-7`, () => hl7Timestamp(message.value(obr, 7)));
-  const deliveredAt = at(`${where}-22`, () => hl7Timestamp(message.value(obr, 22)));
+  const performedAt = at('OBR-7', () => hl7Timestamp(message.value(obr, 7)), order.obrIndex);
+  const deliveredAt = at('OBR-22', () => hl7Timestamp(message.value(obr, 22)), order.obrIndex);
 
   const analytes: Array<Record<string, unknown>> = [];
   const lines: string[] = [];
@@ -541,13 +539,15 @@ export function mapMessage(message: Hl7Message): MappedMessage {
     if (group.orders.length === 0) throw missing('OBR', 'observation request segment');
     const number = protocolNumberOf(message, group);
     if (!number) throw missing('ORC-4', 'placer group number, PV1-19 visit number or OBR-2 placer order number');
-    const requestedAt = at('ORC-9', () =>
-      hl7Timestamp(
-        message.value(group.orders[0]!.obr, 6) ||
-          message.value(group.orders[0]!.orc, 9) ||
-          message.value(group.orders[0]!.obr, 7),
-      ),
-    );
+    const first = group.orders[0]!;
+    const [requestedField, requestedValue] = (
+      [
+        ['OBR-6', message.value(first.obr, 6)],
+        ['ORC-9', message.value(first.orc, 9)],
+        ['OBR-7', message.value(first.obr, 7)],
+      ] as const
+    ).find(([, v]) => v !== '') ?? ['OBR-6', ''];
+    const requestedAt = at(requestedField, () => hl7Timestamp(requestedValue));
     const password = group.zpw ? message.value(group.zpw, 2) : '';
     const protocol = byNumber.get(number) ?? {
       number,

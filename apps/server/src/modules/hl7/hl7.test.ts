@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../test/helpers.js';
 import { guestToken, startContractWorld, type ContractWorld } from '../../test/contract-world.js';
@@ -66,6 +70,13 @@ async function storedMessages() {
     .execute();
 }
 
+/** The text of a PDF as pdftotext (poppler) reads it. */
+async function pdfText(pdf: Buffer): Promise<string> {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hl7-pdf-')), 'report.pdf');
+  fs.writeFileSync(file, pdf);
+  return execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+}
+
 beforeAll(async () => {
   world = await startContractWorld({ env: { HL7_MLLP_PORT: '0' } });
   const mllp = await world.portal.startMllp();
@@ -100,5 +111,216 @@ describe('HL7 v2 over MLLP', () => {
     const glucose = exams.find((e) => e.examKey === 'GLI-1')!;
     const report = glucose.resources.find((r) => r.type === 'REPORT')!;
     expect(Buffer.compare(await reportBytes(token, report.identifier), pdf)).toBe(0);
+  });
+
+  it('reads Latin-1 (8859/1), escape sequences, PV1-19 as the protocol and renders a text report with its comments', async () => {
+    const [ack] = await sendMllp(port, [latin1TextMessage({ controlId: 'MSG-L1' })]);
+    expect(ackFields(ack!, 'latin1').MSA![0]!.slice(1, 3)).toEqual(['AA', 'MSG-L1']);
+    const token = await guestToken(world, 'ATD-2002', 'senha-hl7');
+    const [protocol] = await protocolsOf(token);
+    expect(JSON.stringify(protocol)).toContain('Maria José Conceição');
+    const [exam] = await examsOf(token, protocol!.requestId);
+    expect(exam).toMatchObject({ examKey: 'USG-77', description: 'Ultrassonografia de abdome total', statusCode: 'L' });
+    expect(exam!.requester).toMatchObject({ name: 'Dr. Carlos Souza' });
+    const row = await world.portal.ctx.db
+      .selectFrom('protocols')
+      .select(['patientName', 'patientCpf', 'patientPhone', 'patientGender', 'patientBirthDate'])
+      .where('number', '=', 'ATD-2002')
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      patientName: 'Maria José Conceição',
+      patientCpf: '11144477735',
+      patientPhone: '21998765432',
+      patientGender: 'FEMALE',
+      patientBirthDate: '1975-03-01',
+    });
+    const examRow = await world.portal.ctx.db
+      .selectFrom('exams')
+      .select(['requesterCrm', 'requesterUf', 'modalityCode', 'modalityName'])
+      .where('examKey', '=', 'USG-77')
+      .executeTakeFirstOrThrow();
+    expect(examRow).toEqual({
+      requesterCrm: '54321',
+      requesterUf: 'RJ',
+      modalityCode: 'US',
+      modalityName: 'Ultrassonografia',
+    });
+    const pdf = await reportBytes(token, exam!.resources.find((r) => r.type === 'REPORT')!.identifier);
+    const text = await pdfText(pdf);
+    expect(text).toContain('Fígado de dimensões normais.');
+    expect(text).toContain('Vesícula: sem cálculos | paredes finas.');
+    expect(text).toContain('relação 1^2 & ecogenicidade preservada; caminho C:\\exames.');
+    expect(text).toContain('Exame realizado em jejum de 8 horas.');
+  });
+
+  it('answers a batch (FHS/BHS) of two patients with a batch of ACKs and stores both, SN values included', async () => {
+    const [ack] = await sendMllp(port, [batchMessage({ controlIds: ['B-1', 'B-2'] })]);
+    const fields = ackFields(ack!);
+    expect(fields.FHS).toHaveLength(1);
+    expect(fields.BHS).toHaveLength(1);
+    expect(fields.MSA!.map((m) => m.slice(1, 3))).toEqual([
+      ['AA', 'B-1'],
+      ['AA', 'B-2'],
+    ]);
+    expect(fields.BTS![0]![1]).toBe('2');
+    const analytes = await world.portal.ctx.db
+      .selectFrom('analytes as a')
+      .innerJoin('exams as e', 'e.id', 'a.examId')
+      .innerJoin('protocols as p', 'p.id', 'e.protocolId')
+      .select([
+        'p.number',
+        'p.patientName',
+        'a.code',
+        'a.value',
+        'a.valueNumber',
+        'a.referenceMin',
+        'a.referenceMax',
+        'a.referenceText',
+        'a.abnormalFlag',
+        'e.requesterCrm',
+        'e.requesterUf',
+      ])
+      .where('p.number', 'in', ['LOTE-1', 'LOTE-2'])
+      .orderBy('p.number')
+      .orderBy('a.position')
+      .execute();
+    expect(analytes).toEqual([
+      {
+        number: 'LOTE-1',
+        patientName: 'Ana Pereira',
+        code: 'TSH',
+        value: '2.15',
+        valueNumber: 2.15,
+        referenceMin: 0.4,
+        referenceMax: 4,
+        referenceText: null,
+        abnormalFlag: null,
+        requesterCrm: '777',
+        requesterUf: 'SP',
+      },
+      {
+        number: 'LOTE-1',
+        patientName: 'Ana Pereira',
+        code: 'TIT',
+        value: '1:160',
+        valueNumber: null,
+        referenceMin: null,
+        referenceMax: null,
+        referenceText: '<1:80',
+        abnormalFlag: 'A',
+        requesterCrm: '777',
+        requesterUf: 'SP',
+      },
+      {
+        number: 'LOTE-2',
+        patientName: 'Beatriz Ramos',
+        code: 'TSH',
+        value: '<0.01',
+        valueNumber: null,
+        referenceMin: 0.4,
+        referenceMax: 4,
+        referenceText: null,
+        abnormalFlag: null,
+        requesterCrm: '777',
+        requesterUf: 'SP',
+      },
+      {
+        number: 'LOTE-2',
+        patientName: 'Beatriz Ramos',
+        code: 'TIT',
+        value: '1:160',
+        valueNumber: null,
+        referenceMin: null,
+        referenceMax: null,
+        referenceText: '<1:80',
+        abnormalFlag: 'A',
+        requesterCrm: '777',
+        requesterUf: 'SP',
+      },
+    ]);
+  });
+
+  it('takes ORM status updates, then the result: the exam goes from collected to in progress to released', async () => {
+    const status = async () =>
+      await world.portal.ctx.db
+        .selectFrom('exams')
+        .select(['status', 'statusCode'])
+        .where('examKey', '=', 'TSH-9')
+        .executeTakeFirstOrThrow();
+    const acks = await sendMllp(port, [ormStatusMessage({ controlId: 'O-1', status: 'SC' })]);
+    expect(ackFields(acks[0]!).MSA![0]![1]).toBe('AA');
+    expect(await status()).toEqual({ status: 'PENDING', statusCode: 'P' });
+    await sendMllp(port, [ormStatusMessage({ controlId: 'O-2', status: 'IP' })]);
+    expect(await status()).toEqual({ status: 'IN_PROGRESS', statusCode: 'A' });
+    await sendMllp(
+      port,
+      [ormStatusMessage({ controlId: 'O-3', status: 'CA' }).toString('utf8').replace('ORC|SC', 'ORC|CA')].map((t) =>
+        Buffer.from(t),
+      ),
+    );
+    expect(await status()).toEqual({ status: 'DISCARDED', statusCode: 'D' });
+  });
+
+  it('stores a message sent twice (same MSH-10) once, and acknowledges both; every message and ACK is kept', async () => {
+    const message = utf8LabMessage({ controlId: 'MSG-DUP', protocol: 'PRT-DUP', password: 'dup-senha' });
+    const acks = await sendMllp(port, [message, message]);
+    expect(acks.map((a) => ackFields(a).MSA![0]!.slice(1, 3))).toEqual([
+      ['AA', 'MSG-DUP'],
+      ['AA', 'MSG-DUP'],
+    ]);
+    const rows = (await storedMessages()).filter((r) => r.controlId === 'MSG-DUP');
+    expect(rows.map((r) => r.outcome)).toEqual(['STORED', 'REPEATED']);
+    const kept = await world.portal.ctx.db
+      .selectFrom('hl7Messages')
+      .select(['message', 'ack'])
+      .where('controlId', '=', 'MSG-DUP')
+      .execute();
+    for (const row of kept) {
+      expect(row.message).toContain('MSG-DUP');
+      expect(row.ack).toContain('MSA|AA|MSG-DUP');
+    }
+    const protocols = await world.portal.ctx.db
+      .selectFrom('protocols')
+      .select('id')
+      .where('number', '=', 'PRT-DUP')
+      .execute();
+    expect(protocols).toHaveLength(1);
+  });
+
+  it('refuses unknown senders (AR), unreadable frames, missing PID or fields (AE), and stores nothing of them', async () => {
+    const before = await world.portal.ctx.db.selectFrom('protocols').select('id').execute();
+    const acks = await sendMllp(port, [
+      utf8LabMessage({ controlId: 'X-1', facility: 'STRANGER', protocol: 'NOPE-1' }),
+      Buffer.from('this is not HL7 at all'),
+      Buffer.from('MSH|^~\\&|LIS|LABCENTRAL|PORTAL||20261118||ORU^R01|X-3|P|2.5.1\rOBR|1||A|GLI^Glicose'),
+      Buffer.from(
+        'MSH|^~\\&|LIS|LABCENTRAL|PORTAL||20261118||ORU^R01|X-4|P|2.5.1\rPID|1||1||Silva^Ana||19800101|F\rORC|RE||A|NOPE-4\rOBR|1||A|GLI^Glicose|||2026-11-18',
+      ),
+      Buffer.from('MSH|^~\\&|LIS|LABCENTRAL|PORTAL||20261118||ADT^A01|X-5|P|2.5.1\rPID|1||1||Silva^Ana||19800101|F'),
+      Buffer.from(
+        'MSH|^~\\&|LIS|LABCENTRAL|PORTAL||20261118||ORU^R01|X-6|P|2.5.1\rPID|1||1||Silva^Ana|||F\rORC|RE||A|NOPE-6\rOBR|1||A|GLI^Glicose',
+      ),
+      Buffer.from('MSH|^~\\&|LIS|LABCENTRAL|PORTAL||20261118||ORU^R01|X-7|P|2.5.1|||||BRA|UNICODE UTF-16\rPID|1'),
+      Buffer.from('MSH|^~\\&|LIS|LABCENTRAL|PORTAL||20261118||ORU^R01|X-8|P|2.2\rPID|1'),
+    ]);
+    const msa = acks.map((a) => ackFields(a, 'latin1').MSA![0]!);
+    const err = acks.map((a) => ackFields(a, 'latin1').ERR?.[0]);
+    expect(msa.map((m) => m[1])).toEqual(['AR', 'AE', 'AE', 'AE', 'AR', 'AE', 'AE', 'AR']);
+    expect(msa.map((m) => m[2])).toEqual(['X-1', '', 'X-3', 'X-4', 'X-5', 'X-6', 'X-7', 'X-8']);
+    expect(msa[0]![3]).toContain('Unknown sending facility "STRANGER"');
+    expect(err[0]!.slice(2, 5)).toEqual(['MSH^1^4', '204^Unknown key identifier^HL70357', 'E']);
+    expect(msa[1]![3]).toContain('could not be read');
+    expect(msa[2]![3]).toContain('OBR 1 comes before any PID');
+    expect(msa[3]![3]).toContain('OBR-7: "2026-11-18" is not an HL7 date/time');
+    expect(err[3]!.slice(2, 4)).toEqual(['OBR^1^7', '102^Data type error^HL70357']);
+    expect(msa[4]![3]).toContain('ADT\\S\\A01 is not accepted');
+    expect(msa[5]![3]).toContain('PID-7 (date of birth) is required');
+    expect(err[5]!.slice(2, 4)).toEqual(['PID^1^7', '101^Required field missing^HL70357']);
+    expect(msa[6]![3]).toContain('UNICODE UTF-16');
+    expect(msa[7]![3]).toContain('version "2.2"');
+    expect(await world.portal.ctx.db.selectFrom('protocols').select('id').execute()).toHaveLength(before.length);
+    const outcomes = (await storedMessages()).filter((r) => r.controlId?.startsWith('X-') || r.controlId === null);
+    expect(outcomes.map((r) => r.outcome)).toEqual(expect.arrayContaining(['REJECTED', 'ERROR']));
+    expect(outcomes.every((r) => r.outcome === 'REJECTED' || r.outcome === 'ERROR')).toBe(true);
   });
 });
