@@ -324,3 +324,262 @@ describe('HL7 v2 over MLLP', () => {
     expect(outcomes.every((r) => r.outcome === 'REJECTED' || r.outcome === 'ERROR')).toBe(true);
   });
 });
+
+/** An exam answer without the server's own ids, for comparing two ways in. */
+function comparable(exam: ExamAnswer) {
+  const { id: _id, identifierReport: _r, identifierImage: _i, resources, ...rest } = exam;
+  return { ...rest, resources: resources.map((r) => r.type) };
+}
+
+describe('an HL7 result looks like the same result sent as JSON (contract 5)', () => {
+  it('gives the same exams, history values and PDF', async () => {
+    const pdf = await reportPdf('Glicose 92 mg/dL - comparado');
+    const [ack] = await sendMllp(port, [
+      utf8LabMessage({ controlId: 'CMP-1', protocol: 'CMP-HL7', pdf, password: 'senha-cmp' }),
+    ]);
+    expect(ackFields(ack!).MSA![0]![1]).toBe('AA');
+    const requester = { identifier: 'CRM-SP-12345', name: 'Dra. Ana Silva', crm: '12345', uf: 'SP' };
+    const lab = { modalityCode: 'LAB', modalityName: 'Laboratório', requester, status: 'RELEASED' };
+    const when = { performedAt: '2026-11-18T09:00:00-03:00', deliveredAt: '2026-11-18T10:30:00-03:00' };
+    const json = await app().inject({
+      method: 'PUT',
+      url: '/api/v2/delivery/ingest/protocols/CMP-JSON',
+      headers: { 'x-api-key': world.institution.apiKey },
+      payload: {
+        password: 'senha-cmp',
+        requestedAt: '2026-11-18T09:00:00-03:00',
+        patient: {
+          patientId: '77001',
+          name: 'João Batista Conceição',
+          birthDate: '1980-04-12',
+          gender: 'MALE',
+          email: 'joao.conceicao@example.com',
+          phone: '11987654321',
+          cpf: '52998224725',
+        },
+        exams: [
+          {
+            examKey: 'HMG-1',
+            description: 'Hemograma completo',
+            type: 'HMG',
+            ...lab,
+            ...when,
+            analytes: [
+              {
+                code: 'HB',
+                name: 'Hemoglobina',
+                unit: 'g/dL',
+                value: 13.5,
+                referenceMin: 12,
+                referenceMax: 16,
+                abnormalFlag: 'N',
+              },
+              {
+                code: 'HT',
+                name: 'Hematócrito',
+                unit: '%',
+                value: '47,9',
+                referenceMin: 36,
+                referenceMax: 46,
+                abnormalFlag: 'H',
+              },
+              {
+                code: 'LEUCO',
+                name: 'Leucócitos',
+                unit: '/mm3',
+                value: 3200,
+                referenceMin: 4000,
+                referenceMax: 11000,
+                abnormalFlag: 'L',
+              },
+            ],
+          },
+          {
+            examKey: 'GLI-1',
+            description: 'Glicose',
+            type: 'GLI',
+            ...lab,
+            ...when,
+            analytes: [
+              {
+                code: 'GLI',
+                name: 'Glicose',
+                unit: 'mg/dL',
+                value: 92,
+                referenceMin: 70,
+                referenceMax: 99,
+                abnormalFlag: 'N',
+              },
+            ],
+          },
+        ],
+      },
+    });
+    expect(json.statusCode).toBe(201);
+    const db = world.portal.ctx.db;
+    // The HL7 message's text report of the blood count, and its PDF, uploaded as an integrator would.
+    const hl7Report = await db
+      .selectFrom('resources as r')
+      .innerJoin('exams as e', 'e.id', 'r.examId')
+      .innerJoin('protocols as p', 'p.id', 'e.protocolId')
+      .select(['r.identifier', 'e.examKey', 'r.storageKey'])
+      .where('p.number', '=', 'CMP-HL7')
+      .orderBy('e.examKey')
+      .execute();
+    for (const r of hl7Report) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of await world.portal.ctx.storage.get(r.storageKey)) chunks.push(chunk as Buffer);
+      const bytes = Buffer.concat(chunks);
+      const up = await app().inject({
+        method: 'PUT',
+        url: `/api/v2/delivery/ingest/protocols/CMP-JSON/exams/${r.examKey}/resources/${r.identifier}?type=REPORT`,
+        headers: { 'x-api-key': world.institution.apiKey, 'content-type': 'application/pdf' },
+        payload: bytes,
+      });
+      expect(up.statusCode).toBe(201);
+    }
+
+    const viaHl7 = await guestToken(world, 'CMP-HL7', 'senha-cmp');
+    const viaJson = await guestToken(world, 'CMP-JSON', 'senha-cmp');
+    const [pHl7] = await protocolsOf(viaHl7);
+    const [pJson] = await protocolsOf(viaJson);
+    const strip = (p: Record<string, unknown>) => {
+      const { requestId: _a, number: _b, examsIds: _c, resource: _d, ...rest } = p;
+      return rest;
+    };
+    expect(strip(pHl7!)).toEqual(strip(pJson!));
+    const eHl7 = await examsOf(viaHl7, pHl7!.requestId);
+    const eJson = await examsOf(viaJson, pJson!.requestId);
+    expect(eHl7.map(comparable)).toEqual(eJson.map(comparable));
+    const glucose = (list: ExamAnswer[]) => list.find((e) => e.examKey === 'GLI-1')!.resources[0]!.identifier;
+    expect(Buffer.compare(await reportBytes(viaHl7, glucose(eHl7)), pdf)).toBe(0);
+    expect(Buffer.compare(await reportBytes(viaJson, glucose(eJson)), pdf)).toBe(0);
+
+    // History: a patient account for each protocol; the same table and series.
+    const history = async (number: string, email: string) => {
+      const userId = await createAccount(world.portal.ctx, { type: 'PATIENT', email, password: 'Senha-forte-1' });
+      const token = await world.portal.sessionFor({ role: 'PATIENT', userId, username: email });
+      const bound = await app().inject({
+        method: 'POST',
+        url: '/api/v2/auth/user/bindProtocol',
+        headers: bearer(token),
+        payload: { protocol: number, password: 'senha-cmp', patientUserId: userId },
+      });
+      expect(bound.statusCode).toBe(200);
+      const range = 'initialDate=01/11/2026&finalDate=30/11/2026';
+      const get = async (url: string) => {
+        const res = await app().inject({ method: 'GET', url, headers: bearer(token) });
+        expect(res.statusCode).toBe(200);
+        return res.json<{ data: unknown }>().data;
+      };
+      const types = (await get(`/api/delivery/examtypes/range?${range}`)) as Array<{ id: string; name: string }>;
+      const blood = types.find((t) => t.name === 'Hemograma completo')!;
+      const attrs = (await get(
+        `/api/delivery/history/attributes?examTypeInstitutionId=${encodeURIComponent(blood.id)}&${range}`,
+      )) as Array<{ id: string; name: string }>;
+      const table = [];
+      for (const attr of attrs) {
+        table.push(
+          await get(
+            `/api/delivery/history?attributeId=${encodeURIComponent(attr.id)}&examTypeInstitutionId=${encodeURIComponent(blood.id)}&${range}`,
+          ),
+        );
+      }
+      return { types: types.map((t) => t.name).sort(), attrs, table };
+    };
+    const hHl7 = await history('CMP-HL7', 'hl7-history@paciente.test');
+    const hJson = await history('CMP-JSON', 'json-history@paciente.test');
+    expect(hHl7).toEqual(hJson);
+    expect(hHl7.attrs.map((a) => a.name).sort()).toEqual(['Hematócrito', 'Hemoglobina', 'Leucócitos']);
+    expect(hHl7.table[hHl7.attrs.findIndex((a) => a.name === 'Hematócrito')]).toMatchObject({
+      rows: [
+        ['Hematócrito (%)', '47,9'],
+        ['Referência', '36 a 46'],
+      ],
+      series: [{ value: 47.9, unit: '%', referenceMin: 36, referenceMax: 46, abnormalFlag: 'H' }],
+    });
+  });
+});
+
+describe('HL7 v2 over HTTPS (POST /api/v2/delivery/ingest/hl7)', () => {
+  const post = (body: Buffer, apiKey = world.institution.apiKey) =>
+    app().inject({
+      method: 'POST',
+      url: '/api/v2/delivery/ingest/hl7',
+      headers: { 'x-api-key': apiKey, 'content-type': 'x-application/hl7-v2+er7' },
+      payload: body,
+    });
+
+  it('answers the ACK, stores once on a resend, reads Latin-1, and refuses a wrong key', async () => {
+    const message = latin1TextMessage({ controlId: 'H-1', protocol: 'HTTPS-1', password: 'senha-https' });
+    const first = await post(message);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['content-type']).toContain('x-application/hl7-v2+er7');
+    expect(ackFields(first.rawPayload, 'latin1').MSA![0]!.slice(1, 3)).toEqual(['AA', 'H-1']);
+    const again = await post(message);
+    expect(ackFields(again.rawPayload, 'latin1').MSA![0]!.slice(1, 3)).toEqual(['AA', 'H-1']);
+    const rows = (await storedMessages()).filter((r) => r.controlId === 'H-1');
+    expect(rows.map((r) => [r.outcome, r.transport])).toEqual([
+      ['STORED', 'HTTPS'],
+      ['REPEATED', 'HTTPS'],
+    ]);
+    const token = await guestToken(world, 'HTTPS-1', 'senha-https');
+    const [protocol] = await protocolsOf(token);
+    expect(JSON.stringify(protocol)).toContain('Maria José Conceição');
+
+    const missingPid = await post(Buffer.from('MSH|^~\\&|LIS|X|PORTAL||20261118||ORU^R01|H-2|P|2.5.1\rOBX|1|NM|A||1'));
+    expect(missingPid.statusCode).toBe(200);
+    expect(ackFields(missingPid.rawPayload).MSA![0]!.slice(1, 3)).toEqual(['AE', 'H-2']);
+
+    const stranger = await post(message, 'not-a-key');
+    expect(stranger.statusCode).toBe(401);
+    expect(stranger.json()).toEqual({ message: 'Invalid API key.' });
+  });
+});
+
+describe('sending facilities in the administration API', () => {
+  it('creates, reads and updates them; one facility names one institution only', async () => {
+    const created = await app().inject({
+      method: 'POST',
+      url: '/api/administrationbe/institution',
+      headers: bearer(world.adminToken),
+      payload: { code: 'HOSP2', name: 'Hospital Dois', viewType: 2, hl7SendingFacilities: ['hosp2-lis', 'HOSP2-RIS'] },
+    });
+    expect(created.statusCode).toBe(201);
+    const id = created.json().data.id as string;
+    const read = await app().inject({
+      method: 'GET',
+      url: `/api/administrationbe/institution/${id}`,
+      headers: bearer(world.adminToken),
+    });
+    expect(read.json().data.hl7SendingFacilities).toEqual(['HOSP2-LIS', 'HOSP2-RIS']);
+    const taken = await app().inject({
+      method: 'PUT',
+      url: `/api/administrationbe/institution/${id}`,
+      headers: bearer(world.adminToken),
+      payload: { hl7SendingFacilities: ['HOSP2-LIS', 'labcentral'] },
+    });
+    expect(taken.statusCode).toBe(409);
+    expect(taken.json()).toEqual({
+      message: 'The HL7 sending facility is already in use by another institution!',
+      data: { hl7SendingFacilities: ['LABCENTRAL'] },
+    });
+    const duplicate = await app().inject({
+      method: 'PUT',
+      url: `/api/administrationbe/institution/${id}`,
+      headers: bearer(world.adminToken),
+      payload: { hl7SendingFacilities: ['A', 'a'] },
+    });
+    expect(duplicate.statusCode).toBe(400);
+    const cleared = await app().inject({
+      method: 'PUT',
+      url: `/api/administrationbe/institution/${id}`,
+      headers: bearer(world.adminToken),
+      payload: { hl7SendingFacilities: [] },
+    });
+    expect(cleared.json().data.hl7SendingFacilities).toEqual([]);
+    // The facility now free answers AR, as any unknown sender.
+    const [ack] = await sendMllp(port, [utf8LabMessage({ controlId: 'F-1', facility: 'HOSP2-LIS', protocol: 'F-1' })]);
+    expect(ackFields(ack!).MSA![0]![1]).toBe('AR');
+  });
+});
