@@ -129,53 +129,74 @@ export function mllpFrame(payload: Buffer): Buffer {
   return Buffer.concat([Buffer.from([VT]), payload, Buffer.from([FS, CR])]);
 }
 
-/**
- * An MLLP client: sends each message on one connection, one after the other, and returns the
- * ACK frames in order (as bytes).
- */
+/** An MLLP connection that sends one message at a time and waits for its ACK. */
+export class MllpClient {
+  private pending = Buffer.alloc(0);
+  private waiter: ((ack: Buffer | null) => void) | undefined;
+  private closed = false;
+
+  private constructor(readonly socket: net.Socket) {
+    socket.on('data', (data: Buffer) => {
+      this.pending = Buffer.concat([this.pending, data]);
+      const start = this.pending.indexOf(VT);
+      const end = this.pending.indexOf(FS, start + 1);
+      if (start < 0 || end < 0) return;
+      const ack = this.pending.subarray(start + 1, end);
+      this.pending = this.pending.subarray(end + 2);
+      const waiter = this.waiter;
+      this.waiter = undefined;
+      waiter?.(ack);
+    });
+    const gone = () => {
+      this.closed = true;
+      const waiter = this.waiter;
+      this.waiter = undefined;
+      waiter?.(null);
+    };
+    socket.on('error', gone);
+    socket.on('close', gone);
+  }
+
+  static async connect(port: number, options: { tls?: tls.ConnectionOptions } = {}): Promise<MllpClient> {
+    const socket: net.Socket = options.tls
+      ? tls.connect({ host: '127.0.0.1', port, ...options.tls })
+      : net.connect({ host: '127.0.0.1', port });
+    await new Promise<void>((resolve, reject) => {
+      socket.once(options.tls ? 'secureConnect' : 'connect', () => resolve());
+      socket.once('error', reject);
+    });
+    return new MllpClient(socket);
+  }
+
+  /** The ACK's bytes, or null when the connection closed first. */
+  send(message: Buffer): Promise<Buffer | null> {
+    if (this.closed) return Promise.resolve(null);
+    const answered = new Promise<Buffer | null>((resolve) => (this.waiter = resolve));
+    this.socket.write(mllpFrame(message));
+    return answered;
+  }
+
+  close(): void {
+    this.socket.end();
+  }
+}
+
+/** Sends each message on one connection, one after the other, and returns the ACKs in order. */
 export async function sendMllp(
   port: number,
   messages: Buffer[],
   options: { tls?: tls.ConnectionOptions } = {},
 ): Promise<Buffer[]> {
-  const socket: net.Socket = options.tls
-    ? tls.connect({ host: '127.0.0.1', port, ...options.tls })
-    : net.connect({ host: '127.0.0.1', port });
-  await new Promise<void>((resolve, reject) => {
-    socket.once(options.tls ? 'secureConnect' : 'connect', () => resolve());
-    socket.once('error', reject);
-  });
+  const client = await MllpClient.connect(port, options);
   const acks: Buffer[] = [];
-  let pending = Buffer.alloc(0);
-  const waiters: Array<() => void> = [];
-  socket.on('data', (data: Buffer) => {
-    pending = Buffer.concat([pending, data]);
-    for (;;) {
-      const start = pending.indexOf(VT);
-      const end = pending.indexOf(FS, start + 1);
-      if (start < 0 || end < 0) break;
-      acks.push(pending.subarray(start + 1, end));
-      pending = pending.subarray(end + 2);
-      waiters.shift()?.();
-    }
-  });
-  let failure: Error | undefined;
-  socket.on('error', (e) => {
-    failure = e;
-    for (const w of waiters.splice(0)) w();
-  });
-  socket.on('close', () => {
-    for (const w of waiters.splice(0)) w();
-  });
   try {
     for (const message of messages) {
-      const answered = new Promise<void>((resolve) => waiters.push(resolve));
-      socket.write(mllpFrame(message));
-      await answered;
-      if (failure) throw failure;
+      const ack = await client.send(message);
+      if (!ack) throw new Error('the MLLP connection closed before the ACK');
+      acks.push(ack);
     }
   } finally {
-    socket.end();
+    client.close();
   }
   return acks;
 }

@@ -1,54 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, freshDatabaseEnv, startTestPortal } from '../../test/helpers.js';
+import { freshDatabaseEnv, startTestPortal } from '../../test/helpers.js';
+import { kill, startServer } from '../../test/server-process.js';
 import { createInstitution } from '../institutions/institution.service.js';
-
-const SERVER_DIR = fileURLToPath(new URL('../../..', import.meta.url));
-
-/** The real server in its own process, as `npm start` runs it. */
-async function startServer(
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const port = await freePort();
-  const { DATABASE_URL: _ignored, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: SERVER_DIR,
-    env: {
-      ...inherited,
-      JWT_SECRET: 'restart-test-secret-restart-test-secret-0123',
-      LOG_LEVEL: 'warn',
-      DEMO_DATA: 'false',
-      ...env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited early:\n${output}`);
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
-  return { child, url, output: () => output };
-}
-
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 describe('ingest survives a killed server', () => {
   const children: ChildProcess[] = [];
