@@ -67,8 +67,22 @@ describe('results history', () => {
         ['Referência', '12 a 16', '12 a 16'],
       ],
       series: [
-        { date: '2026-09-01T12:00:00.000Z', value: 12.1, unit: 'g/dL', referenceMin: 12, referenceMax: 16 },
-        { date: '2026-11-18T13:00:00.000Z', value: 13.5, unit: 'g/dL', referenceMin: 12, referenceMax: 16 },
+        {
+          date: '2026-09-01T12:00:00.000Z',
+          value: 12.1,
+          unit: 'g/dL',
+          referenceMin: 12,
+          referenceMax: 16,
+          abnormalFlag: null,
+        },
+        {
+          date: '2026-11-18T13:00:00.000Z',
+          value: 13.5,
+          unit: 'g/dL',
+          referenceMin: 12,
+          referenceMax: 16,
+          abnormalFlag: null,
+        },
       ],
     });
     const text = await get(

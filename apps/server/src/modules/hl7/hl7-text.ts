@@ -75,9 +75,9 @@ export function decodeText(bytes: Uint8Array, charset: Charset): string {
 /** Text to bytes in the message's character set (an ACK answers in the sender's own). */
 export function encodeText(text: string, charset: Charset): Buffer {
   if (charset.encoding === 'utf-8') return Buffer.from(text, 'utf8');
-  if (charset.encoding === 'latin1') return Buffer.from(text.replace(/[^\u0000-\u00ff]/g, '?'), 'latin1');
-  // Other 8859 parts: an ACK's own texts are ASCII; anything else is replaced.
-  return Buffer.from(text.replace(/[^\u0000-\u007f]/g, '?'), 'latin1');
+  // Characters the set cannot write become '?' (an ACK's own texts are ASCII; other 8859 parts keep ASCII only).
+  const limit = charset.encoding === 'latin1' ? 0xff : 0x7f;
+  return Buffer.from(Array.from(text, (ch) => (ch.codePointAt(0)! <= limit ? ch : '?')).join(''), 'latin1');
 }
 
 /** The separators of a message, from MSH-1 and MSH-2. */

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../test/helpers.js';
 import { guestToken, startContractWorld, type ContractWorld } from '../../test/contract-world.js';
 import { createAccount } from '../auth/auth.test-support.js';
+import { startMllpServer } from './mllp-server.js';
 import {
   ackFields,
   batchMessage,
@@ -581,5 +582,84 @@ describe('sending facilities in the administration API', () => {
     // The facility now free answers AR, as any unknown sender.
     const [ack] = await sendMllp(port, [utf8LabMessage({ controlId: 'F-1', facility: 'HOSP2-LIS', protocol: 'F-1' })]);
     expect(ackFields(ack!).MSA![0]![1]).toBe('AR');
+  });
+});
+
+/** A CA, a server certificate for 127.0.0.1 and client certificates, made with openssl. */
+function makeCertificates(clients: string[]): { dir: string; file: (name: string) => string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hl7-tls-'));
+  const file = (name: string) => path.join(dir, name);
+  const run = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+  const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+  run('req', '-x509', ...key, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=Portal Test CA');
+  const issue = (name: string, cn: string, ext: string) => {
+    run('req', ...key, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`);
+    fs.writeFileSync(file(`${name}.ext`), ext);
+    run(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    );
+  };
+  issue('server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1\n');
+  for (const cn of clients) issue(cn, cn, 'extendedKeyUsage=clientAuth\n');
+  return { dir, file };
+}
+
+describe('MLLP over TLS with client certificates', () => {
+  it('takes a sender whose certificate names its facility, refuses one that names another (AR) and one without', async () => {
+    const certs = makeCertificates(['LABCENTRAL', 'OUTROLAB']);
+    const server = await startMllpServer(world.portal.ctx, {
+      host: '127.0.0.1',
+      port: 0,
+      tls: { certFile: certs.file('server.crt'), keyFile: certs.file('server.key'), caFile: certs.file('ca.crt') },
+    });
+    try {
+      const client = (name: string) => ({
+        tls: {
+          ca: fs.readFileSync(certs.file('ca.crt')),
+          cert: fs.readFileSync(certs.file(`${name}.crt`)),
+          key: fs.readFileSync(certs.file(`${name}.key`)),
+        },
+      });
+      const [ok] = await sendMllp(
+        server.port,
+        [utf8LabMessage({ controlId: 'TLS-1', protocol: 'TLS-1' })],
+        client('LABCENTRAL'),
+      );
+      expect(ackFields(ok!).MSA![0]!.slice(1, 3)).toEqual(['AA', 'TLS-1']);
+      const [other] = await sendMllp(
+        server.port,
+        [utf8LabMessage({ controlId: 'TLS-2', protocol: 'TLS-2' })],
+        client('OUTROLAB'),
+      );
+      expect(ackFields(other!).MSA![0]![1]).toBe('AR');
+      expect(ackFields(other!).MSA![0]![3]).toContain('client certificate does not name the sending facility');
+      await expect(
+        sendMllp(server.port, [utf8LabMessage({ controlId: 'TLS-3', protocol: 'TLS-3' })], {
+          tls: { ca: fs.readFileSync(certs.file('ca.crt')) },
+        }),
+      ).rejects.toThrow();
+      const rows = (await storedMessages()).filter((r) => r.controlId?.startsWith('TLS-'));
+      expect(rows.map((r) => [r.controlId, r.outcome, r.transport])).toEqual([
+        ['TLS-1', 'STORED', 'MLLP_TLS'],
+        ['TLS-2', 'REJECTED', 'MLLP_TLS'],
+      ]);
+    } finally {
+      await server.close();
+      fs.rmSync(certs.dir, { recursive: true, force: true });
+    }
   });
 });
