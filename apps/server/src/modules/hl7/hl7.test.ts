@@ -1,7 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../test/helpers.js';
 import { guestToken, startContractWorld, type ContractWorld } from '../../test/contract-world.js';
@@ -661,5 +663,30 @@ describe('MLLP over TLS with client certificates', () => {
       await server.close();
       fs.rmSync(certs.dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the integration guide (docs/integration/hl7v2.md)', () => {
+  it('its sample ORU^R01, sent with its node script, is stored and acknowledged AA', async () => {
+    const created = await app().inject({
+      method: 'POST',
+      url: '/api/administrationbe/institution',
+      headers: bearer(world.adminToken),
+      payload: { code: 'LABEXEMPLO', name: 'Laboratório Exemplo', viewType: 2, hl7SendingFacilities: ['LABEXEMPLO'] },
+    });
+    expect(created.statusCode).toBe(201);
+    const docs = fileURLToPath(new URL('../../../../../docs/integration/hl7v2', import.meta.url));
+    // Asynchronously: the listener runs in this very process.
+    const { stdout: output } = await promisify(execFile)(process.execPath, [
+      path.join(docs, 'send-mllp.mjs'),
+      path.join(docs, 'oru-r01.hl7'),
+      '127.0.0.1',
+      String(port),
+    ]);
+    expect(output).toMatch(/^MSH\|\^~\\&\|RESULTS-PORTAL\|PORTAL\|LIS\|LABEXEMPLO\|\d{14}-0300\|\|ACK\^R01\^ACK\|/);
+    expect(output).toContain('MSA|AA|EX-0001');
+    const token = await guestToken(world, 'PROT-2026-0001', 'senha-do-protocolo');
+    const [protocol] = await protocolsOf(token);
+    expect(JSON.stringify(protocol)).toContain('João Batista Conceição');
   });
 });
