@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { zIngestProtocol, type IngestProtocol } from '@portal/shared/schemas/ingest';
+import { zIngestProtocol } from '@portal/shared/schemas/ingest';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/database.js';
 import { AppError } from '../../lib/errors.js';
@@ -7,7 +7,7 @@ import { newId, newSecretToken } from '../../lib/ids.js';
 import { recordAudit } from '../../plugins/audit.js';
 import { findInstitutionByHl7Facility, type Institution } from '../institutions/institution.service.js';
 import { ingestResource } from '../ingest/ingest-resource.service.js';
-import { ingestProtocol } from '../ingest/ingest.service.js';
+import { ingestProtocol, type IngestProtocolInput } from '../ingest/ingest.service.js';
 import { type AckCode, type AckProblem, ackContextOf, buildAck, buildBatchAck } from './hl7-ack.js';
 import { ERROR_CODES, Hl7Refusal, mapMessage, type MappedProtocol, messageTypeOf, SUPPORTED } from './hl7-mapping.js';
 import { type Hl7Message, Hl7ParseError, parseEnvelope } from './hl7-message.js';
@@ -257,7 +257,7 @@ async function receiveMessage(ctx: AppContext, message: Hl7Message, source: Hl7S
 }
 
 interface ValidProtocol extends MappedProtocol {
-  ingest: IngestProtocol;
+  ingest: IngestProtocolInput;
 }
 
 /** Contract 5's own schema decides what may be written: an HL7 result is held to the JSON rules. */
@@ -272,7 +272,7 @@ function validated(protocol: MappedProtocol): ValidProtocol {
       `Protocol ${protocol.number}: ${issue.path.join('.')}: ${issue.message}`,
     );
   }
-  return { ...protocol, ingest: { ...parsed.data, password: hasPassword ? parsed.data.password : '' } };
+  return { ...protocol, ingest: { ...parsed.data, password: hasPassword ? parsed.data.password : null } };
 }
 
 function referenceText(a: {

@@ -675,7 +675,7 @@ describe('the integration guide (docs/integration/hl7v2.md)', () => {
       payload: { code: 'LABEXEMPLO', name: 'Laboratório Exemplo', viewType: 2, hl7SendingFacilities: ['LABEXEMPLO'] },
     });
     expect(created.statusCode).toBe(201);
-    const docs = fileURLToPath(new URL('../../../../../docs/integration/hl7v2', import.meta.url));
+    const docs = fileURLToPath(new URL('../../../../../docs/integration/examples', import.meta.url));
     // Asynchronously: the listener runs in this very process.
     const { stdout: output } = await promisify(execFile)(process.execPath, [
       path.join(docs, 'send-mllp.mjs'),
