@@ -7,7 +7,7 @@ import { newId, newSecretToken } from '../../lib/ids.js';
 import { recordAudit } from '../../plugins/audit.js';
 import { findInstitutionByHl7Facility, type Institution } from '../institutions/institution.service.js';
 import { ingestResource } from '../ingest/ingest-resource.service.js';
-import { ingestProtocol, type IngestProtocolInput } from '../ingest/ingest.service.js';
+import { ingestProtocol, type IngestProtocolInput, requireProtocol } from '../ingest/ingest.service.js';
 import { type AckCode, type AckProblem, ackContextOf, buildAck, buildBatchAck } from './hl7-ack.js';
 import { ERROR_CODES, Hl7Refusal, mapMessage, type MappedProtocol, messageTypeOf, SUPPORTED } from './hl7-mapping.js';
 import { type Hl7Message, Hl7ParseError, parseEnvelope } from './hl7-message.js';
