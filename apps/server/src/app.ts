@@ -157,6 +157,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     transform: jsonSchemaTransform,
   });
   app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/api/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(ctx, options.ready ?? (() => true)));
   await app.register(institutionRoutes(ctx));

@@ -57,4 +57,12 @@ describe('OpenAPI document', () => {
       expect.arrayContaining(['/api/v2/delivery/ingest/protocols/{number}', '/api/v2/auth/login']),
     );
   });
+
+  it('serves the same OpenAPI document at /api/docs/openapi.json (contract 9)', async () => {
+    const res = await portal.app.inject({ method: 'GET', url: '/api/docs/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.json()).toEqual((await portal.app.inject({ method: 'GET', url: '/api/docs' })).json());
+    expect(Object.keys(res.json().paths)).not.toContain('/api/docs/openapi.json');
+  });
 });
