@@ -10,6 +10,7 @@ import * as protocolDayCounts from './migrations/2026_11_23_0090_protocol_day_co
 import * as listRevisions from './migrations/2026_11_23_0100_list_revisions.js';
 import * as physicianVouches from './migrations/2026_11_26_0300_physician_vouches.js';
 import * as callRates from './migrations/2026_11_26_0301_call_rates.js';
+import * as outboxSecretExpiry from './migrations/2026_11_26_0302_outbox_secret_expiry.js';
 import * as hl7 from './migrations/2026_11_26_0400_hl7.js';
 import * as auditConsoleIndexes from './migrations/2026_11_26_0600_audit_console_indexes.js';
 
@@ -25,6 +26,7 @@ const MIGRATIONS = {
   '2026_11_23_0100_list_revisions': listRevisions,
   '2026_11_26_0300_physician_vouches': physicianVouches,
   '2026_11_26_0301_call_rates': callRates,
+  '2026_11_26_0302_outbox_secret_expiry': outboxSecretExpiry,
   '2026_11_26_0400_hl7': hl7,
   '2026_11_26_0600_audit_console_indexes': auditConsoleIndexes,
 } as const;

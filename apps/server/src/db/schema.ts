@@ -325,6 +325,11 @@ export interface OutboxTable {
   dedupeKey: string | null;
   createdAt: Timestamp;
   sentAt: Timestamp | null;
+  /**
+   * When the one-time link or code the message carries dies (null: it carries none). Unsent by
+   * then, or given up, the message keeps its kind and loses its text.
+   */
+  expiresAt: Timestamp | null;
 }
 
 export interface ResultNotificationTable {

@@ -5,6 +5,8 @@ import type { MailKind, MailRequest } from './outbox.service.js';
 
 export interface RenderedMail {
   subject: string;
+  /** The subject without the names of people (the log's): a share's names the patient who shared. */
+  loggedSubject: string;
   text: string;
   html: string;
 }
@@ -70,9 +72,12 @@ export function renderMail(mail: MailRequest, publicUrl: string): RenderedMail {
         ? `${publicUrl}/login`
         : undefined;
   const brand = values.institution ?? texts.brand;
-  const subject = values.institution ? `${words.subject} - ${values.institution}` : words.subject;
+  const withInstitution = (text: string) => (values.institution ? `${text} - ${values.institution}` : text);
+  const subject = withInstitution(words.subject);
+  const anonymous = { ...values, name: undefined, senderName: undefined, message: undefined };
   return {
     subject,
+    loggedSubject: withInstitution(texts.mails[mail.kind](anonymous).subject),
     text: renderText(brand, texts.greeting(values.name), words, link, texts.footer),
     html: renderHtml(texts.htmlLang, brand, texts.greeting(values.name), words, link, texts.copyLink, texts.footer),
   };

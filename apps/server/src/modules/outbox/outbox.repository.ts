@@ -12,6 +12,8 @@ export interface OutboxMessage {
   payload: string;
   attempts: number;
   createdAt: string;
+  /** When the secret the message carries dies; null when it carries none. */
+  expiresAt: string | null;
 }
 
 /** Inserts a message; with a dedupe key already present nothing is inserted and false comes back. */
@@ -34,7 +36,7 @@ export async function findDueMessages(
   if (channels.length === 0) return [];
   const rows = await db
     .selectFrom('outbox')
-    .select(['id', 'channel', 'recipient', 'subject', 'payload', 'attempts', 'createdAt'])
+    .select(['id', 'channel', 'recipient', 'subject', 'payload', 'attempts', 'createdAt', 'expiresAt'])
     .where('status', '=', 'PENDING')
     .where('nextAttemptAt', '<=', now)
     .where('channel', 'in', channels)
@@ -71,11 +73,11 @@ export async function markSent(db: Db, id: string, now: string, payload: string)
     .execute();
 }
 
-/** Records a failed attempt: back to PENDING with its next time, or DEAD. */
+/** Records a failed attempt: back to PENDING with its next time, or DEAD (with its text wiped when given). */
 export async function markFailed(
   db: Db,
   id: string,
-  update: { attempts: number; nextAttemptAt: string; lastError: string; status: OutboxStatus },
+  update: { attempts: number; nextAttemptAt: string; lastError: string; status: OutboxStatus; payload?: string },
 ): Promise<void> {
   await db
     .updateTable('outbox')
@@ -90,6 +92,30 @@ export async function requeueDeadMessages(db: Db, now: string): Promise<number> 
     .updateTable('outbox')
     .set({ status: 'PENDING', attempts: 0, nextAttemptAt: now, lockedUntil: null })
     .where('status', '=', 'DEAD')
+    // A message whose secret was wiped has nothing left to send.
+    .where('expiresAt', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** Waiting messages whose one-time link or code has died (index outbox_expires), a batch at a time. */
+export async function findExpiredMessages(db: Db, now: string, limit: number) {
+  return db
+    .selectFrom('outbox')
+    .select(['id', 'channel', 'payload'])
+    .where('expiresAt', '<=', now)
+    .where('status', '=', 'PENDING')
+    .orderBy('expiresAt')
+    .limit(limit)
+    .execute();
+}
+
+/** Gives up a waiting message whose secret died, keeping `payload` (its kind) instead of its text. */
+export async function markExpired(db: Db, id: string, payload: string): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({ status: 'DEAD', payload, lockedUntil: null, lastError: 'expired before it could be sent' })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .execute();
 }

@@ -1,3 +1,4 @@
+import { MFA_CODE_TTL_MS, TOKEN_TTL_MS } from '@portal/shared/limits';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { newId } from '../../lib/ids.js';
@@ -34,6 +35,32 @@ export interface MailRequest {
   dedupeKey?: string;
 }
 
+const DAY_MS = 24 * 3600_000;
+
+/** How long the one-time link of each kind of mail lives (kinds absent carry no secret). */
+const LINK_LIFETIME_MS: Partial<Record<MailKind, number>> = {
+  activation: TOKEN_TTL_MS.activation,
+  passwordRecovery: TOKEN_TTL_MS.reset,
+  physicianInvitation: TOKEN_TTL_MS.invitation,
+  companyInvitation: TOKEN_TTL_MS.invitation,
+  patientInvitation: TOKEN_TTL_MS.invitation,
+  externalFirstPassword: TOKEN_TTL_MS.invitation,
+  protocolShared: 30 * DAY_MS,
+};
+
+/**
+ * When the secret a mail carries dies, or null: the share's own expiry, the link validity the mail
+ * states (`days`, `hours`), else the lifetime of its kind of link.
+ */
+function linkExpiry(mail: MailRequest, now: number): string | null {
+  const lifetime = LINK_LIFETIME_MS[mail.kind];
+  if (lifetime === undefined) return null;
+  const { expiresAt, days, hours } = mail.params ?? {};
+  if (typeof expiresAt === 'string' && !Number.isNaN(Date.parse(expiresAt))) return expiresAt;
+  const stated = typeof hours === 'number' ? hours * 3600_000 : typeof days === 'number' ? days * DAY_MS : lifetime;
+  return new Date(now + stated).toISOString();
+}
+
 /**
  * Queues a mail in the durable outbox, in the caller's transaction when given: it is rendered now
  * (subject, text and HTML in the request's language), sent by the worker, retried until the far
@@ -41,7 +68,8 @@ export interface MailRequest {
  */
 export async function queueMail(ctx: AppContext, mail: MailRequest, db: Db = ctx.db): Promise<void> {
   const rendered = renderMail(mail, ctx.config.publicUrl);
-  const now = ctx.clock.now().toISOString();
+  const at = ctx.clock.now();
+  const now = at.toISOString();
   const inserted = await insertMessage(db, {
     id: newId(),
     channel: 'EMAIL',
@@ -56,10 +84,14 @@ export async function queueMail(ctx: AppContext, mail: MailRequest, db: Db = ctx
     dedupeKey: mail.dedupeKey ?? null,
     createdAt: now,
     sentAt: null,
+    expiresAt: linkExpiry(mail, at.getTime()),
   });
   if (!inserted) return;
+  // Outside a demo the log names the recipient and the subject without the names of people in it
+  // (a share's subject names the patient who shared).
+  const subject = rendered.loggedSubject;
   if (ctx.config.smtpUrl) {
-    ctx.log.debug({ to: mail.to, subject: rendered.subject }, 'mail queued');
+    ctx.log.debug({ to: mail.to, subject }, 'mail queued');
   } else if (ctx.config.demoData) {
     // Only a demo prints the text: its links are what a person trying the demo needs to follow,
     // so they also come on their own, free of the JSON escapes around them in the text.
@@ -70,7 +102,7 @@ export async function queueMail(ctx: AppContext, mail: MailRequest, db: Db = ctx
     );
   } else {
     // The text holds one-time links that open accounts: without a demo it never reaches the log.
-    ctx.log.info({ to: mail.to, subject: rendered.subject }, 'mail waits in the outbox (no SMTP_URL)');
+    ctx.log.info({ to: mail.to, subject }, 'mail waits in the outbox (no SMTP_URL)');
   }
 }
 
@@ -80,7 +112,8 @@ export async function queueSms(
   sms: { to: string; channel: 'sms' | 'whatsapp'; text: string },
   db: Db = ctx.db,
 ): Promise<void> {
-  const now = ctx.clock.now().toISOString();
+  const at = ctx.clock.now();
+  const now = at.toISOString();
   await insertMessage(db, {
     id: newId(),
     channel: 'SMS',
@@ -95,6 +128,8 @@ export async function queueSms(
     dedupeKey: null,
     createdAt: now,
     sentAt: null,
+    // An MFA code dies after its lifetime: unsent by then, its text is wiped.
+    expiresAt: new Date(at.getTime() + MFA_CODE_TTL_MS).toISOString(),
   });
   if (ctx.config.smsWebhookUrl) {
     ctx.log.debug({ to: sms.to, channel: sms.channel }, 'message queued');

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPortal, type TestPortal } from '../../test/helpers.js';
 import { queueMail, queueSms, retryDeadMessages } from './outbox.service.js';
 import { smtpSender } from './outbox.transports.js';
-import { OUTBOX_RETRY, processDueMessages, retryDelayMs, startOutboxWorker } from './outbox.worker.js';
+import { expireMessages, OUTBOX_RETRY, processDueMessages, retryDelayMs, startOutboxWorker } from './outbox.worker.js';
 
 const PUBLIC_URL = 'http://portal.test';
 const POLL = { OUTBOX_POLL_MS: '20' };
@@ -363,5 +363,101 @@ describe('without SMTP_URL or SMS_WEBHOOK_URL', () => {
     expect(p.logs()).toContain(`"links":["${link}"]`);
     expect(p.logs()).toContain('Código 654321');
     expect((await rows(p)).map((r) => r.status)).toEqual(['PENDING', 'PENDING']);
+  });
+});
+
+describe('secrets in the outbox', () => {
+  const payloadOf = async (p: TestPortal, to: string) =>
+    (await rows(p))
+      .filter((r) => r.recipient === to)
+      .map((r) => ({ status: r.status, payload: JSON.parse(r.payload) }));
+
+  it('wipes the link of a mail given up, keeps a notice to send again, and sends again only that', async () => {
+    const sink = new MailSink((to) => to.startsWith('nobody'));
+    await sink.start();
+    const p = await portal();
+    const smtp = smtpSender(sink.url, 'Resultados <r@clinica.test>');
+    try {
+      const link = `${PUBLIC_URL}/password/reset?token=given-up-reset-token`;
+      await queueMail(p.ctx, { kind: 'passwordRecovery', to: 'nobody@example.test', language: 'pt-br', link });
+      await queueMail(p.ctx, { kind: 'resultReady', to: 'nobody.too@example.test', language: 'pt-br' });
+      await processDueMessages(p.ctx, { mail: smtp.send });
+      expect(await payloadOf(p, 'nobody@example.test')).toEqual([
+        { status: 'DEAD', payload: { kind: 'passwordRecovery' } },
+      ]);
+      const notice = await payloadOf(p, 'nobody.too@example.test');
+      expect(notice[0]).toMatchObject({ status: 'DEAD', payload: { kind: 'resultReady', text: expect.any(String) } });
+      const stored = JSON.stringify(await rows(p));
+      expect(stored).not.toContain('given-up-reset-token');
+      // The failure's log names the kind, not the subject.
+      expect(p.logs()).toContain('"kind":"passwordRecovery"');
+      expect(await retryDeadMessages(p.ctx)).toBe(1);
+    } finally {
+      smtp.close();
+      await sink.stop();
+    }
+  });
+
+  it('wipes unsent MFA codes and links once they die, even with no sender configured', async () => {
+    const p = await portal({ env: POLL });
+    const link = `${PUBLIC_URL}/password/reset?token=unsent-reset-token`;
+    await queueMail(p.ctx, { kind: 'passwordRecovery', to: 'waiting@example.test', language: 'pt-br', link });
+    await queueMail(p.ctx, { kind: 'resultReady', to: 'notice@example.test', language: 'pt-br' });
+    await queueSms(p.ctx, { to: '5511987654321', channel: 'sms', text: 'Código 112233' });
+    expect(await expireMessages(p.ctx)).toBe(0);
+    p.clock.advance(11 * 60_000);
+    expect(await expireMessages(p.ctx)).toBe(1);
+    expect(await payloadOf(p, '5511987654321')).toEqual([{ status: 'DEAD', payload: { channel: 'sms' } }]);
+    p.clock.advance(24 * 3600_000);
+    // The worker without senders does the same by itself.
+    const worker = startOutboxWorker(p.ctx);
+    try {
+      await waitFor(async () => (await payloadOf(p, 'waiting@example.test'))[0]?.status === 'DEAD', 'the link to die');
+    } finally {
+      await worker.stop();
+    }
+    expect(await payloadOf(p, 'waiting@example.test')).toEqual([
+      { status: 'DEAD', payload: { kind: 'passwordRecovery' } },
+    ]);
+    // A notice carries no secret: it waits for a sender.
+    expect((await payloadOf(p, 'notice@example.test'))[0]).toMatchObject({ status: 'PENDING' });
+    const stored = JSON.stringify(await rows(p));
+    expect(stored).not.toContain('unsent-reset-token');
+    expect(stored).not.toContain('112233');
+  });
+
+  it('never sends a link that died waiting', async () => {
+    const sink = new MailSink();
+    await sink.start();
+    const p = await portal();
+    const smtp = smtpSender(sink.url, 'Resultados <r@clinica.test>');
+    try {
+      const link = `${PUBLIC_URL}/api/v2/auth/user/registerValidate?token=late-token`;
+      await queueMail(p.ctx, { kind: 'activation', to: 'late@example.test', language: 'pt-br', link });
+      p.clock.advance(25 * 3600_000);
+      await processDueMessages(p.ctx, { mail: smtp.send });
+      expect(sink.mails).toHaveLength(0);
+      expect(await payloadOf(p, 'late@example.test')).toEqual([{ status: 'DEAD', payload: { kind: 'activation' } }]);
+    } finally {
+      smtp.close();
+      await sink.stop();
+    }
+  });
+
+  it('logs a share mail without the name of the patient who shared, outside a demo', async () => {
+    const p = await portal();
+    await queueMail(p.ctx, {
+      kind: 'protocolShared',
+      to: 'medica@example.test',
+      language: 'pt-br',
+      link: `${PUBLIC_URL}/landing/share-token`,
+      params: { senderName: 'Ana Sigilosa', days: 3, institution: 'Clínica Alfa' },
+    });
+    const log = p.logs();
+    expect(log).toContain('medica@example.test');
+    expect(log).toContain('compartilhou resultados de exames com você - Clínica Alfa');
+    expect(log).not.toContain('Sigilosa');
+    // The mail itself still names her.
+    expect((await rows(p))[0]!.subject).toContain('Ana Sigilosa');
   });
 });

@@ -4,6 +4,8 @@ import type { AppContext } from '../../context.js';
 import {
   claimMessage,
   findDueMessages,
+  findExpiredMessages,
+  markExpired,
   markFailed,
   markSent,
   type OutboxChannel,
@@ -37,6 +39,12 @@ export const OUTBOX_RETRY = {
   leaseMs: 10 * 60_000,
   batchSize: 20,
 } as const;
+
+/**
+ * How often a sending worker looks for waiting messages whose secret died (the first poll does);
+ * without any sender every poll does, as nothing else happens then.
+ */
+const EXPIRY_SWEEP_MS = 60_000;
 
 /** Delay before the next attempt after `attempts` failures, with jitter so retries do not align. */
 export function retryDelayMs(attempts: number, random: () => number = Math.random): number {
@@ -89,8 +97,12 @@ export async function processDueMessages(
 async function deliver(ctx: AppContext, senders: Pick<Senders, 'mail' | 'sms'>, row: OutboxMessage): Promise<void> {
   try {
     const payload = JSON.parse(row.payload) as { text?: string; html?: string; channel?: string };
+    // A one-time link or code that died before it could be sent would only confuse.
+    if (row.expiresAt !== null && row.expiresAt <= ctx.clock.now().toISOString()) {
+      throw new PermanentDeliveryError('expired before it could be sent');
+    }
     if (row.channel === 'SMS') {
-      // SMS carry MFA codes, dead after 10 minutes: a late one would only confuse.
+      // SMS carry MFA codes, dead after 10 minutes (rows queued before expiresAt existed).
       if (ctx.clock.now().getTime() - new Date(row.createdAt).getTime() > MFA_CODE_TTL_MS) {
         throw new PermanentDeliveryError('expired before it could be sent');
       }
@@ -114,7 +126,7 @@ async function deliver(ctx: AppContext, senders: Pick<Senders, 'mail' | 'sms'>, 
  * What a sent message keeps: its kind or channel, not its text. The text holds one-time links,
  * MFA codes and what patients wrote; once delivered, a copy in the database only adds risk.
  */
-function retainedPayload(row: OutboxMessage): string {
+function retainedPayload(row: { channel: string; payload: string }): string {
   try {
     const payload = JSON.parse(row.payload) as { kind?: string; channel?: string };
     return JSON.stringify(row.channel === 'SMS' ? { channel: payload.channel } : { kind: payload.kind });
@@ -140,6 +152,27 @@ async function recordSuccess(ctx: AppContext, row: OutboxMessage): Promise<void>
   }
 }
 
+/** A message's mail kind (or SMS channel), for the log. */
+function kindOf(row: { channel: string; payload: string }): string | null {
+  const kept = JSON.parse(retainedPayload(row)) as { kind?: string; channel?: string };
+  return kept.kind ?? kept.channel ?? null;
+}
+
+/**
+ * Gives up the waiting messages whose one-time link or code has died, wiping their text: without
+ * SMTP_URL or SMS_WEBHOOK_URL nothing sends them, and a reset link or MFA code must not lie in
+ * the database in clear for ever. Answers how many.
+ */
+export async function expireMessages(ctx: AppContext): Promise<number> {
+  let expired = 0;
+  for (;;) {
+    const rows = await findExpiredMessages(ctx.db, ctx.clock.now().toISOString(), OUTBOX_RETRY.batchSize);
+    for (const row of rows) await markExpired(ctx.db, row.id, retainedPayload(row));
+    expired += rows.length;
+    if (rows.length < OUTBOX_RETRY.batchSize) return expired;
+  }
+}
+
 async function recordFailure(ctx: AppContext, row: OutboxMessage, error: unknown): Promise<void> {
   const attempts = row.attempts + 1;
   const lastError = describeError(error, [ctx.config.smtpUrl, ctx.config.smsWebhookUrl]);
@@ -150,8 +183,11 @@ async function recordFailure(ctx: AppContext, row: OutboxMessage, error: unknown
     lastError,
     status: dead ? 'DEAD' : 'PENDING',
     nextAttemptAt: new Date(now.getTime() + (dead ? 0 : retryDelayMs(attempts))).toISOString(),
+    // Given up, a message carrying a one-time link or code keeps its kind, not its text.
+    ...(dead && row.expiresAt !== null ? { payload: retainedPayload(row) } : {}),
   });
-  const detail = { outboxId: row.id, channel: row.channel, to: row.recipient, subject: row.subject, attempts };
+  // The stored subject may name a patient (a share's): the log has the kind instead.
+  const detail = { outboxId: row.id, channel: row.channel, to: row.recipient, kind: kindOf(row), attempts };
   if (dead) ctx.log.error({ ...detail, error: lastError }, 'outbox: message given up');
   else ctx.log.warn({ ...detail, error: lastError }, 'outbox: send failed, will retry');
 }
@@ -165,7 +201,9 @@ export function startOutboxWorker(ctx: AppContext, transports: Partial<OutboxTra
   const senders = resolveSenders(ctx, transports);
   if (!senders.mail) ctx.log.info('outbox: SMTP_URL is not set; mails wait in the outbox');
   if (!senders.sms) ctx.log.info('outbox: SMS_WEBHOOK_URL is not set; SMS and WhatsApp messages wait in the outbox');
-  if (!senders.mail && !senders.sms) return { stop: async () => {} };
+  // Without any sender the worker only wipes the secrets of messages that died waiting.
+  const sending = Boolean(senders.mail || senders.sms);
+  let lastSweep = 0;
 
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -183,7 +221,11 @@ export function startOutboxWorker(ctx: AppContext, transports: Partial<OutboxTra
   const pass = async () => {
     let seen = 0;
     try {
-      seen = await processDueMessages(ctx, senders, () => stopped);
+      if (Date.now() - lastSweep >= EXPIRY_SWEEP_MS || !sending) {
+        lastSweep = Date.now();
+        await expireMessages(ctx);
+      }
+      if (sending) seen = await processDueMessages(ctx, senders, () => stopped);
       failedPolls = 0;
     } catch (error) {
       // A database that is away answers every poll the same: back off, up to a minute, to keep
