@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import helmet from 'helmet';
 import {
   hasZodFastifySchemaValidationErrors,
@@ -67,6 +67,19 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     genReqId: () => randomUUID(),
     childLoggerFactory: requestChildLogger,
     routerOptions: { ignoreTrailingSlash: true },
+    // The router's own refusals (a path parameter over 100 characters, a malformed percent-escape)
+    // skip the error handler and every hook: they answer the contract's envelope here.
+    frameworkErrors: (error, _request, reply) => {
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      void (reply as FastifyReply)
+        .status(tooLong ? 414 : 400)
+        .header('cache-control', 'no-store')
+        .header('x-content-type-options', 'nosniff')
+        .send({
+          message: ServerMessage.validation,
+          data: [{ field: 'path', message: tooLong ? 'a path parameter is too long' : 'the path is not a valid URL' }],
+        });
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
