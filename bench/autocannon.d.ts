@@ -9,6 +9,7 @@ declare module 'autocannon' {
   interface Result {
     requests: Histogram;
     latency: Histogram;
+    throughput: Histogram;
     non2xx: number;
     errors: number;
   }

@@ -73,6 +73,8 @@ async function timed(task: Task, runs = 3): Promise<number> {
   return (await timedInTurns([task], runs))[0]!.ms;
 }
 
+const BROWSER_ENCODINGS = 'gzip, deflate, br, zstd';
+
 async function load(url: string, headers: Record<string, string>, duration = SECONDS) {
   // The load generator runs in its own thread, so it does not share the server's event loop.
   const result = await autocannon({ url, headers, connections: CONNECTIONS, duration, workers: 1 });
@@ -81,6 +83,8 @@ async function load(url: string, headers: Record<string, string>, duration = SEC
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors,
+    // Bytes on the wire per answer, headers included.
+    bytes: result.requests.total > 0 ? Math.round(result.throughput.total / result.requests.total) : 0,
   };
 }
 
@@ -583,14 +587,23 @@ async function benchLists(lists: Array<{ name: string; url: string; token: strin
   console.log(
     `\nlists: autocannon ${CONNECTIONS} connections x ${SECONDS} s, load average ${os.loadavg()[0]!.toFixed(1)}`,
   );
-  const table: string[] = ['| list | req/s | p50 ms | p99 ms | non-2xx |', '|---|---|---|---|---|'];
+  const table: string[] = [
+    '| list | req/s | p50 ms | p99 ms | non-2xx | bytes per answer |',
+    '|---|---|---|---|---|---|',
+  ];
   const ref = await load(`${referenceAddress}/reference`, {});
   table.push(
-    `| reference: Fastify route, one indexed 10-row query | ${ref.rps} | ${ref.p50} | ${ref.p99} | ${ref.errors} |`,
+    `| reference: Fastify route, one indexed 10-row query | ${ref.rps} | ${ref.p50} | ${ref.p99} | ${ref.errors} | ${ref.bytes} |`,
   );
   for (const list of lists) {
     const r = await load(list.url, { authorization: `Bearer ${list.token}` });
-    table.push(`| ${list.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`);
+    table.push(`| ${list.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.bytes} |`);
+  }
+  // As a browser asks: answers above 1 KiB come back brotli-compressed (the rows above ask for
+  // no encoding, as integrators' clients often do).
+  for (const list of lists.filter((l) => /^(patient|physician|external) \(/.test(l.name))) {
+    const r = await load(list.url, { authorization: `Bearer ${list.token}`, 'accept-encoding': BROWSER_ENCODINGS });
+    table.push(`| ${list.name}, compressed | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.bytes} |`);
   }
   console.log(table.join('\n'));
 }

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 // Libraries every screen needs go into long-cached vendor chunks; screens themselves are split
 // per route with lazy(), so /login does not download the dashboards, charts or date pickers.
@@ -14,8 +17,44 @@ const vendorChunks: Array<[string, RegExp]> = [
   ['forms', /[\\/]node_modules[\\/](react-hook-form|@hookform)[\\/]/],
 ];
 
+// Text files are compressed once here, at their best (brotli 11, gzip 9), and the server sends the
+// variant the browser accepts (@fastify/static's preCompressed): nothing is compressed per request.
+const COMPRESSIBLE = /\.(?:js|mjs|css|html|svg|json|txt|webmanifest)$/;
+function precompress(): Plugin {
+  let outDir = 'dist';
+  return {
+    name: 'portal-precompress',
+    apply: 'build',
+    configResolved(config) {
+      outDir = path.resolve(config.root, config.build.outDir);
+    },
+    closeBundle() {
+      const walk = (dir: string): string[] =>
+        fs
+          .readdirSync(dir, { withFileTypes: true })
+          .flatMap((entry) => (entry.isDirectory() ? walk(path.join(dir, entry.name)) : [path.join(dir, entry.name)]));
+      for (const file of walk(outDir)) {
+        if (!COMPRESSIBLE.test(file)) continue;
+        const bytes = fs.readFileSync(file);
+        if (bytes.length < 512) continue;
+        const brotli = zlib.brotliCompressSync(bytes, {
+          params: {
+            [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY,
+            [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+            [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+          },
+        });
+        const gzip = zlib.gzipSync(bytes, { level: 9 });
+        // A variant no smaller than the file itself would only cost the browser a decode.
+        if (brotli.length < bytes.length) fs.writeFileSync(`${file}.br`, brotli);
+        if (gzip.length < bytes.length) fs.writeFileSync(`${file}.gz`, gzip);
+      }
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), precompress()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

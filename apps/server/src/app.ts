@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
@@ -125,6 +126,17 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     if (isApiPath(request.url)) reply.header('cache-control', 'no-store');
   });
 
+  // JSON (and the few HTML and text answers) above 1 KiB go out compressed: a patient's list on a
+  // phone is a fifth of its size. Stored files (PDF, images, DICOM, zips) are already compressed or
+  // answer byte ranges, and their types are not in this list; the web app's own files are
+  // compressed once at build time and sent as they are (registerWebApp).
+  await app.register(fastifyCompress, {
+    global: true,
+    threshold: 1024,
+    encodings: ['br', 'gzip', 'deflate'],
+    customTypes: COMPRESSED_TYPES,
+  });
+
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     if (error instanceof AppError) {
       if (error.headers) reply.headers(error.headers);
@@ -188,6 +200,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   return app;
 }
 
+/** Answers compressed on the fly: JSON of every kind, HTML, plain text and XML. */
+const COMPRESSED_TYPES = /^(?:application\/(?:[\w.-]+\+)?json|text\/(?:html|plain|xml)|application\/xml)(?:\s*;|$)/i;
+
 /** `/api` itself belongs to the API too: it must never fall through to the web app's HTML. */
 function isApiPath(url: string): boolean {
   return url === '/api' || url.startsWith('/api/') || url.startsWith('/api?');
@@ -211,15 +226,20 @@ function isAdminPath(url: string): boolean {
   return url === '/admin' || url.startsWith('/admin/') || url.startsWith('/admin?');
 }
 
-const staticHeaders = (res: { setHeader: (name: string, value: string) => void }, filePath: string) =>
+/** Every file says it varies with Accept-Encoding (a precompressed copy may be sent). */
+const staticHeaders = (res: { setHeader: (name: string, value: string) => void }, filePath: string) => {
+  res.setHeader('vary', 'Accept-Encoding');
   res.setHeader(
     'cache-control',
     filePath.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
   );
+};
 
 /**
  * Serves the built web apps: the patient app at `/`, the administration console at `/admin/`;
- * hashed assets with long caching, each app's index.html for every route of that app.
+ * hashed assets with long caching, each app's index.html for every route of that app. A build
+ * may write a brotli and a gzip copy beside each text file (apps/web/vite.config.ts); the one the
+ * browser accepts is sent.
  */
 async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const dist = ctx.config.webDist ?? path.resolve(here, '../../web/dist');
@@ -235,6 +255,7 @@ async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<vo
       wildcard: false,
       serve: true,
       cacheControl: false,
+      preCompressed: true,
       setHeaders: staticHeaders,
     });
   }
@@ -247,6 +268,7 @@ async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<vo
       serve: true,
       cacheControl: false,
       decorateReply: false,
+      preCompressed: true,
       setHeaders: staticHeaders,
     });
   }
@@ -258,9 +280,13 @@ async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<vo
     if (admin ? !hasAdmin : !hasWeb) {
       return reply.status(503).type('text/plain').send('The web app is not built yet: run `npm run build`.');
     }
+    if (!admin) {
+      // Through @fastify/static, so index.html goes out precompressed like the rest (no-cache).
+      return reply.sendFile('index.html');
+    }
     return reply
       .header('cache-control', 'no-cache')
       .type('text/html; charset=utf-8')
-      .send(await fs.promises.readFile(admin ? adminIndex : indexFile));
+      .send(await fs.promises.readFile(adminIndex));
   });
 }
