@@ -23,8 +23,9 @@ beforeAll(async () => {
     name: 'Clínica Vida',
     viewType: 2,
     supportEmail: 'suporte@clinicavida.example.com',
-    supportPhoneNumber: '(11) 3333-4444',
-    supportWhatsAppNumber: '(11) 98888-7777',
+    // As an institution's system may send them: bare digits, or with the country code.
+    supportPhoneNumber: '1133334444',
+    supportWhatsAppNumber: '+55 11 988887777',
   });
   institutionId = institution.id;
   await admin.createInstitution({
@@ -270,7 +271,12 @@ describe('institution login and legal pages', () => {
     expect(await page.getByRole('link', { name: 'suporte@clinicavida.example.com' }).getAttribute('href')).toBe(
       'mailto:suporte@clinicavida.example.com',
     );
-    await page.getByRole('link', { name: /WhatsApp/ }).waitFor();
+    // Numbers written as people read them; WhatsApp opens a chat, the phone dials.
+    const whatsapp = page.getByRole('link', { name: /WhatsApp/ });
+    expect(await whatsapp.textContent()).toContain('(11) 98888-7777');
+    expect(await whatsapp.getAttribute('href')).toBe('https://wa.me/5511988887777');
+    const phone = page.getByRole('link', { name: '(11) 3333-4444' });
+    expect(await phone.getAttribute('href')).toBe('tel:+551133334444');
     await screenshotBothWidths(page, 'institution-login');
     await expectFitsNarrowPhone(page, '/instituicao/clinvida');
     await expectAccessible(page, '/instituicao/clinvida');

@@ -187,6 +187,39 @@ describe('loading', () => {
     expect(others).toEqual([]);
     await context.close();
   });
+
+  it('receives the app brotli-compressed, its hashed files cached for good, and a robots file', async () => {
+    const context = await newContext(browser, portal.baseUrl);
+    const page = await context.newPage();
+    const answers: Array<{ path: string; type: string; headers: Record<string, string> }> = [];
+    page.on('response', (response) => {
+      const type = response.request().resourceType();
+      if (['document', 'script', 'stylesheet'].includes(type)) {
+        answers.push({ path: new URL(response.url()).pathname, type, headers: response.headers() });
+      }
+    });
+    await page.goto('/login');
+    await page.getByRole('button', { name: 'Entrar' }).waitFor();
+    const document = answers.find((a) => a.type === 'document');
+    expect(document?.headers['content-encoding']).toBe('br');
+    expect(document?.headers['cache-control']).toBe('no-cache');
+    const assets = answers.filter((a) => a.path.startsWith('/assets/'));
+    expect(assets.some((a) => a.type === 'stylesheet')).toBe(true);
+    for (const asset of assets) {
+      expect(asset.headers['content-encoding'], asset.path).toBe('br');
+      expect(asset.headers.vary, asset.path).toMatch(/accept-encoding/i);
+      expect(asset.headers['cache-control'], asset.path).toBe('public, max-age=31536000, immutable');
+    }
+    const robots = await page.goto('/robots.txt');
+    expect(robots?.headers()['content-type']).toMatch(/^text\/plain/);
+    const text = (await robots?.text()) ?? '';
+    expect(text).toMatch(/^User-agent: \*$/m);
+    for (const path of ['/api', '/dashboard/', '/viewprotocol', '/patient/', '/physician/', '/landing']) {
+      expect(text).toContain(`Disallow: ${path}\n`);
+    }
+    expect(text).not.toContain('<html');
+    await context.close();
+  });
 });
 
 describe('not found', () => {
@@ -228,7 +261,9 @@ describe('language', () => {
   it('switches to Spanish with the header flags and keeps it across screens for the session', async () => {
     const page = await open('/login');
     await dismissScamWarning(page);
-    await page.getByRole('button', { name: /^Idioma: Português/ }).click();
+    // Accessible names start with the visible text (WCAG 2.5.3): "PT-BR", "Entrega de Resultados".
+    await page.getByRole('link', { name: 'Entrega de Resultados, página inicial' }).waitFor();
+    await page.getByRole('button', { name: /^PT-BR: idioma Português/ }).click();
     await page.getByRole('menuitem', { name: 'Español' }).click();
     await page.getByRole('button', { name: 'Ingresar' }).waitFor();
     expect(await page.locator('html').getAttribute('lang')).toBe('es');

@@ -255,6 +255,47 @@ async function signedInPatient(): Promise<Page> {
   return page;
 }
 
+/**
+ * The layout shift of a fresh load of the dashboard on a phone, summed until the list is shown:
+ * the footer and the list's surroundings must not move once painted.
+ */
+async function layoutShiftOfFreshLoad(page: Page, listed: string): Promise<{ total: number; moved: string[] }> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.reload();
+  await page.getByText(listed).waitFor();
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  const shift = await page.evaluate(
+    () =>
+      new Promise<{ total: number; moved: string[] }>((resolve) => {
+        type Shift = PerformanceEntry & {
+          value: number;
+          hadRecentInput: boolean;
+          sources: Array<{ node: Node | null }>;
+        };
+        let total = 0;
+        const moved: string[] = [];
+        const observer = new PerformanceObserver((list) => {
+          for (const entry of list.getEntries() as Shift[]) {
+            if (entry.hadRecentInput) continue;
+            total += entry.value;
+            for (const source of entry.sources) {
+              const node = source.node as HTMLElement | null;
+              moved.push(`${entry.value.toFixed(3)} ${node?.tagName ?? '?'} ${String(node?.className ?? '')}`);
+            }
+          }
+        });
+        observer.observe({ type: 'layout-shift', buffered: true });
+        // Buffered entries are delivered in the observer's first callback, before this timer.
+        setTimeout(() => {
+          observer.disconnect();
+          resolve({ total, moved });
+        }, 300);
+      }),
+  );
+  await page.setViewportSize({ width: 1280, height: 900 });
+  return shift;
+}
+
 /** Spec 7 of the brief: every screen works at 360 px, with nothing wider than the phone. */
 async function fitsPhoneWidth(page: Page): Promise<void> {
   await page.setViewportSize({ width: 360, height: 740 });
@@ -276,8 +317,21 @@ describe('patient dashboard', () => {
   it('filters by period, text and read state, pages, and shows a report as read at once', async () => {
     const page = await signedInPatient();
     // Default range: the last 6 months (12 protocols; P-OLD is older).
-    await page.getByText('12 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('12 protocolos encontrados').waitFor();
     expect(await rows(page).count()).toBe(10);
+    // Her profile lacks CPF and phone: the prompt sits in the page, under the title, with its link.
+    const prompt = page.getByTestId('profile-prompt');
+    expect(await prompt.getByRole('link', { name: 'Completar cadastro' }).getAttribute('href')).toBe('/patient/edit');
+    const title = await page.getByRole('heading', { level: 1 }).boundingBox();
+    const promptBox = await prompt.boundingBox();
+    expect((promptBox?.y ?? 0) >= (title?.y ?? 0) + (title?.height ?? 0)).toBe(true);
+    // Greeted by first name, the full name in the account menu.
+    await page.getByRole('button', { name: /Olá, Maria/ }).click();
+    await page.getByRole('menu').getByText('Maria Lima', { exact: true }).waitFor();
+    await page.keyboard.press('Escape');
+    // Nothing jumps when the list arrives (the footer stays below the first screen).
+    const shift = await layoutShiftOfFreshLoad(page, '12 protocolos encontrados');
+    expect(shift.total, shift.moved.join('\n')).toBeLessThan(0.02);
     await screenshotBothWidths(page, 'results-patient-dashboard');
     await expectAccessible(page, 'patient dashboard');
     await fitsPhoneWidth(page);
@@ -289,26 +343,26 @@ describe('patient dashboard', () => {
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="protocol-row"]').length === 10);
 
     await pickPreset(page, 'Último ano');
-    await page.getByText('13 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('13 protocolos encontrados').waitFor();
     await pickPreset(page, 'Este mês');
     await page
-      .getByText(/protocolo\(s\) encontrado\(s\)|Nenhum registro/)
+      .getByText(/protocolos? encontrados?|Nenhum registro/)
       .first()
       .waitFor();
     await pickPreset(page, 'Últimos 6 meses');
-    await page.getByText('12 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('12 protocolos encontrados').waitFor();
 
     // A forced refresh reloads the list; a later search that finds nothing still says so.
     await page.getByRole('button', { name: 'Atualizar lista' }).click();
-    await page.getByText('12 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('12 protocolos encontrados').waitFor();
     const search = page.getByRole('searchbox', { name: 'Buscar' });
     await search.fill('Tomografia');
-    await page.getByText('1 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('1 protocolo encontrado').waitFor();
     await search.fill('nada-disso');
     await page.getByText('Nenhum registro encontrado com o filtro informado').waitFor();
     await screenshotBothWidths(page, 'results-patient-dashboard-empty');
     await search.fill('Tomografia');
-    await page.getByText('1 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('1 protocolo encontrado').waitFor();
 
     // Expand the row: the exams load then; opening the report marks exam and protocol read.
     const row = rows(page).first();
@@ -330,22 +384,22 @@ describe('patient dashboard', () => {
     await viewer.waitFor({ state: 'hidden' });
 
     await search.fill('');
-    await page.getByText('12 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('12 protocolos encontrados').waitFor();
     await page.getByText('Lidos', { exact: true }).click();
-    await page.getByText('1 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('1 protocolo encontrado').waitFor();
     expect(await rows(page).first().textContent()).toContain('P-TC');
     await page.getByText('Não lidos', { exact: true }).click();
-    await page.getByText('11 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('11 protocolos encontrados').waitFor();
     await page.context().close();
   });
 
   it('links a protocol with its number and password', async () => {
     const page = await signedInPatient();
-    await page.getByText('12 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('12 protocolos encontrados').waitFor();
     // A search typed before linking would hide the new protocol: the box empties after linking.
     const search = page.getByRole('searchbox', { name: 'Buscar' });
     await search.fill('Tomografia');
-    await page.getByText('1 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('1 protocolo encontrado').waitFor();
     await page.getByRole('button', { name: 'Adicionar protocolo' }).click();
     const dialog = page.getByRole('dialog', { name: 'Adicionar protocolo' });
     await dialog.getByRole('button', { name: 'Adicionar' }).click();
@@ -357,7 +411,7 @@ describe('patient dashboard', () => {
     await dialog.getByRole('button', { name: 'Adicionar' }).click();
     await page.getByText('Protocolo adicionado à sua conta.').waitFor();
     await dialog.waitFor({ state: 'hidden' });
-    await page.getByText('13 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('13 protocolos encontrados').waitFor();
     expect(await search.inputValue()).toBe('');
     await rows(page).filter({ hasText: 'P-LINK' }).waitFor();
     await page.context().close();
@@ -447,7 +501,7 @@ describe('patient dashboard', () => {
 
   it('shows the results history as a table and a chart and prints it to an A4 PDF', async () => {
     const page = await signedInPatient();
-    await page.getByText(/protocolo\(s\) encontrado\(s\)/).waitFor();
+    await page.getByText(/protocolos? encontrados?/).waitFor();
     await page.getByRole('button', { name: 'Histórico', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Histórico de resultados' });
     // One exam type and one attribute in the period: both chosen for the patient (spec 4.9).
@@ -457,6 +511,8 @@ describe('patient dashboard', () => {
     expect(headers).toHaveLength(4);
     await table.getByRole('rowheader', { name: 'Hemoglobina (g/dL)' }).waitFor();
     expect(await table.locator('[data-flag="high"]').count()).toBe(1);
+    // pt-BR writes the decimal comma (17.4 in the data).
+    expect(await table.locator('[data-flag="high"]').textContent()).toBe('17,4 (acima)');
     await dialog.getByTestId('history-chart').locator('svg.recharts-surface').waitFor();
     await screenshotBothWidths(page, 'results-history-modal');
     await expectAccessible(page, 'history modal');
@@ -501,10 +557,16 @@ describe('patient dashboard', () => {
     const guest = await openPage(browser, portal.baseUrl, path(anaLink), true);
     await guest.waitForURL('**/viewprotocol');
     await guest.getByRole('heading', { level: 1, name: 'Protocolo P-001' }).waitFor();
+    // Told whose results these are; never invited to create or enter the patient's account.
+    expect(await guest.getByTestId('shared-banner').textContent()).toContain(
+      'Maria Lima compartilhou com você os resultados do protocolo P-001',
+    );
+    expect(await guest.getByTestId('account-banner').count()).toBe(0);
+    expect(await guest.getByRole('link', { name: /Criar conta|Entrar/ }).count()).toBe(0);
     await screenshotBothWidths(guest, 'results-shared-protocol');
     await expectAccessible(guest, 'shared protocol');
     await guest.goto('/dashboard/protocols/uniquelogin');
-    await guest.getByText('1 protocolo(s) encontrado(s)').waitFor();
+    await guest.getByText('1 protocolo encontrado').waitFor();
     expect(await rows(guest).count()).toBe(1);
     await guest.context().close();
 
@@ -526,17 +588,52 @@ describe('patient dashboard', () => {
   });
 });
 
+describe('on a touch screen', () => {
+  it('makes every button and icon button a thumb taps at least 44 px tall', async () => {
+    const context = await browser.newContext({
+      baseURL: portal.baseUrl,
+      locale: 'pt-BR',
+      timezoneId: 'America/Sao_Paulo',
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+    });
+    await context.addInitScript(() => {
+      sessionStorage.setItem('portal.scamWarningSeen', '1');
+      localStorage.setItem('portal.cookieConsent', JSON.stringify('accepted'));
+    });
+    const page = await context.newPage();
+    expect(await page.evaluate(() => matchMedia('(pointer: coarse)').matches)).toBe(true);
+    await signIn(page, patientEmail, patientPassword);
+    await page.waitForURL('**/dashboard/patient/protocols');
+    await page.getByText('12 protocolos encontrados').waitFor();
+    const small = await page.evaluate(() =>
+      Array.from(document.querySelectorAll<HTMLElement>('button, [role="button"], a.mantine-Button-root'))
+        .filter((el) => el.offsetParent !== null)
+        .map((el) => ({
+          name: (el.getAttribute('aria-label') ?? el.textContent ?? '').trim(),
+          box: el.getBoundingClientRect(),
+        }))
+        .filter(({ box }) => box.height < 44)
+        .map(({ name, box }) => `${name}: ${Math.round(box.height)} px`),
+    );
+    expect(small).toEqual([]);
+    await page.screenshot({ path: `${ROOT}/e2e/artifacts/results-patient-dashboard-touch-390.png`, fullPage: true });
+    await context.close();
+  });
+});
+
 describe('unique-login dashboard', () => {
   it('lists the guest protocols as cards with search, and offers an account from the protocol', async () => {
     const page = await openPage(browser, portal.baseUrl, '/login', true);
     await signIn(page, 'joao.reis@example.com', 'senha-Joao');
     await page.waitForURL('**/dashboard/protocols/uniquelogin');
-    await page.getByText('2 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('2 protocolos encontrados').waitFor();
     await screenshotBothWidths(page, 'results-unique-login');
     await expectAccessible(page, 'unique-login dashboard');
     await fitsPhoneWidth(page);
     await page.getByRole('searchbox', { name: 'Buscar' }).fill('Vitamina');
-    await page.getByText('1 protocolo(s) encontrado(s)').waitFor();
+    await page.getByText('1 protocolo encontrado').waitFor();
     await page.getByRole('link', { name: 'Abrir o protocolo J-2' }).click();
     await page.getByRole('heading', { level: 1, name: 'Protocolo J-2' }).waitFor();
     await page.getByRole('link', { name: /Voltar para os protocolos/ }).waitFor();

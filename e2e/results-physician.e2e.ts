@@ -169,7 +169,8 @@ async function fitsPhoneWidth(page: Page): Promise<void> {
 const rows = (page: Page) => page.getByTestId('protocol-row');
 const selectedCount = (page: Page, text: string) =>
   page.getByTestId('selection-count').and(page.getByText(text, { exact: true }));
-const count = (page: Page, n: number) => page.getByText(`${n} protocolo(s) encontrado(s)`).waitFor();
+const count = (page: Page, n: number) =>
+  page.getByText(`${n} ${n === 1 ? 'protocolo encontrado' : 'protocolos encontrados'}`).waitFor();
 
 async function pickPreset(page: Page, preset: string): Promise<void> {
   await page.getByRole('button', { name: /^Período/ }).click();
@@ -275,18 +276,18 @@ describe('physician dashboard', () => {
         );
       }
       await page.getByRole('checkbox', { name: 'Selecionar todos desta página' }).check();
-      await selectedCount(page, `${p * 10} protocolo(s) selecionado(s)`).waitFor();
+      await selectedCount(page, `${p * 10} protocolos selecionados`).waitFor();
     }
     await pager.getByRole('button', { name: 'Página 6' }).click();
     const first = page.getByRole('checkbox', { name: /^Selecionar o protocolo / }).first();
     await first.click();
     await page.getByText('Limite de seleção atingido: no máximo 50 protocolos.').waitFor();
     expect(await first.isChecked()).toBe(false);
-    await selectedCount(page, '50 protocolo(s) selecionado(s)').waitFor();
+    await selectedCount(page, '50 protocolos selecionados').waitFor();
     await screenshotBothWidths(page, 'results-physician-selection-limit');
 
     await answerPrint(page, 'Imprimir', 'Não', 'results-print-confirmation');
-    await selectedCount(page, '0 protocolo(s) selecionado(s)').waitFor();
+    await selectedCount(page, 'Nenhum protocolo selecionado').waitFor();
     await page.context().close();
   });
 
@@ -295,7 +296,7 @@ describe('physician dashboard', () => {
     await count(page, 58);
     await page.getByRole('checkbox', { name: 'Selecionar o protocolo PH-001' }).check();
     await page.getByRole('checkbox', { name: 'Selecionar o protocolo PH-002' }).check();
-    await selectedCount(page, '2 protocolo(s) selecionado(s)').waitFor();
+    await selectedCount(page, '2 protocolos selecionados').waitFor();
 
     const pdf = await downloadOf(page, () => answerPrint(page, 'Imprimir', 'Sim'));
     expect(pdf.name).toMatch(/^resultados_.*\.pdf$/);
@@ -328,7 +329,7 @@ describe('physician dashboard', () => {
     const page = await signedIn(physician, '/dashboard/physician/protocols');
     await count(page, 58);
     await page.getByRole('checkbox', { name: 'Selecionar o protocolo PH-001' }).check();
-    await selectedCount(page, '1 protocolo(s) selecionado(s)').waitFor();
+    await selectedCount(page, '1 protocolo selecionado').waitFor();
     // The portal fails while printing (spec 8: a 5xx is an error toast for 5 s).
     await page.route('**/api/v2/delivery/resource/batchPrinting', (route) =>
       route.fulfill({ status: 500, contentType: 'application/json', body: '{"message":"Internal server error."}' }),
@@ -340,7 +341,7 @@ describe('physician dashboard', () => {
     await toast.waitFor();
     expect(await toast.getAttribute('style')).toContain('--mantine-color-red');
     await toast.waitFor({ state: 'detached', timeout: 10_000 });
-    await selectedCount(page, '1 protocolo(s) selecionado(s)').waitFor();
+    await selectedCount(page, '1 protocolo selecionado').waitFor();
     await page.context().close();
   });
 });
@@ -354,7 +355,7 @@ describe('external dashboard', () => {
     await expectAccessible(page, 'external dashboard');
     await fitsPhoneWidth(page);
     await page.getByRole('checkbox', { name: 'Selecionar todos desta página' }).check();
-    await selectedCount(page, '5 protocolo(s) selecionado(s)').waitFor();
+    await selectedCount(page, '5 protocolos selecionados').waitFor();
     const pdf = await downloadOf(page, () => answerPrint(page, 'Imprimir', 'Sim'));
     expect(pdf.name).toMatch(/\.pdf$/);
     const text = pdf.bytes.toString('latin1');

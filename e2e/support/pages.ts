@@ -14,6 +14,8 @@ export async function openPage(browser: Browser, baseUrl: string, path: string, 
     });
   }
   const page = await context.newPage();
+  // A script error in the app is printed with the journey's output, where a failure is read.
+  page.on('pageerror', (error) => console.error(`page error on ${page.url()}: ${error.stack ?? error.message}`));
   await page.goto(path);
   return page;
 }

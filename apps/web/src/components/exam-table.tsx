@@ -5,6 +5,7 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { examDisplay, type ExamDisplay } from './exam-display';
 import type { Exam } from './results-api';
+import { ScrollTable } from './scroll-table';
 
 export interface ExamActions {
   onReport: (exam: Exam, resourceId: string) => void;
@@ -225,7 +226,7 @@ export function ExamTable({
 
   return (
     <Stack gap="xs">
-      <Table.ScrollContainer minWidth={720}>
+      <ScrollTable label={t('detail.examsTable')} minWidth={720}>
         <Table striped highlightOnHover withTableBorder verticalSpacing="xs" data-testid="exam-table">
           {caption && <Table.Caption>{caption}</Table.Caption>}
           <Table.Thead>
@@ -265,7 +266,7 @@ export function ExamTable({
             ))}
           </Table.Tbody>
         </Table>
-      </Table.ScrollContainer>
+      </ScrollTable>
       {legend}
     </Stack>
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyMask, caretAfterDigits, maxDigits } from './mask-format';
+import { applyMask, caretAfterDigits, formatPhone, maxDigits } from './mask-format';
 import { MASK } from './masks';
 
 describe('masks', () => {
@@ -24,5 +24,15 @@ describe('masks', () => {
     expect(caretAfterDigits('123.456.789-09', 4)).toBe(5);
     expect(caretAfterDigits('(11) 9', 0)).toBe(1);
     expect(caretAfterDigits('(11) 9', 3)).toBe(6);
+  });
+});
+
+describe('formatPhone', () => {
+  it('writes Brazilian numbers as people read them', () => {
+    expect(formatPhone('11988881111')).toBe('(11) 98888-1111');
+    expect(formatPhone('+55 11 3333 4444')).toBe('(11) 3333-4444');
+    expect(formatPhone('5511988881111')).toBe('(11) 98888-1111');
+    expect(formatPhone('08001234567')).toBe('0800 123 4567');
+    expect(formatPhone(' +1 202 555 0100 ')).toBe('+1 202 555 0100');
   });
 });

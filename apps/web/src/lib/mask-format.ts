@@ -42,3 +42,17 @@ export function caretAfterDigits(masked: string, n: number): number {
   }
   return masked.length;
 }
+
+/**
+ * A Brazilian phone number as people write it: "(11) 98888-1111", "(11) 3333-4444",
+ * "0800 123 4567"; a number with the country code 55 loses it. Anything else stays as given.
+ */
+export function formatPhone(phone: string): string {
+  if (/^\s*\+(?!\s*55)/.test(phone)) return phone.trim();
+  let digits = phone.replace(/\D/g, '');
+  if ((digits.length === 12 || digits.length === 13) && digits.startsWith('55')) digits = digits.slice(2);
+  if (/^0[3589]00\d{7}$/.test(digits)) return applyMask('0000 000 0000', digits);
+  if (digits.length === 11) return applyMask('(00) 00000-0000', digits);
+  if (digits.length === 10) return applyMask('(00) 0000-0000', digits);
+  return phone.trim();
+}

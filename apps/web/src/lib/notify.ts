@@ -6,14 +6,33 @@ type Kind = 'success' | 'error' | 'warning' | 'info';
 
 const colors: Record<Kind, string> = { success: 'green', error: 'red', warning: 'yellow', info: 'blue' };
 
-/** Shows a toast for `ms` milliseconds (spec 9); 0 keeps it until the user closes it. */
+// Toasts still on screen, by kind: a success and an error about the same act never stay together.
+const shown: Record<Kind, Set<string>> = { success: new Set(), error: new Set(), warning: new Set(), info: new Set() };
+const contradicts: Record<Kind, Kind[]> = {
+  success: ['error', 'warning'],
+  error: ['success'],
+  warning: ['success'],
+  info: [],
+};
+
+/**
+ * Shows a toast for `ms` milliseconds (spec 9); 0 keeps it until the user closes it. A success
+ * closes the errors and warnings still shown, and an error or warning closes the successes.
+ */
 export function notify(kind: Kind, message: string, ms: number = TOAST_MS.default, title?: string): string {
-  return notifications.show({
+  for (const other of contradicts[kind]) {
+    for (const id of shown[other]) notifications.hide(id);
+    shown[other].clear();
+  }
+  const id = notifications.show({
     color: colors[kind],
     title,
     message,
     autoClose: ms === 0 ? false : ms,
     withBorder: true,
     closeButtonProps: { 'aria-label': i18n.t('common:actions.close') },
+    onClose: () => shown[kind].delete(id),
   });
+  shown[kind].add(id);
+  return id;
 }

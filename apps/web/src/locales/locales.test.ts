@@ -75,6 +75,23 @@ describe('translations', () => {
     }
   });
 
+  it('says a number of things through plural forms, never with "(s)"', () => {
+    for (const language of LANGUAGES) {
+      for (const file of namespaces) {
+        const counted = leafKeys(load(language, file)).filter((k) => /_(?:zero|one|other)$/.test(k));
+        for (const key of counted) {
+          const base = key.replace(/_(?:zero|one|other)$/, '');
+          expect(counted, `${language}/${file} ${base}`).toEqual(
+            expect.arrayContaining([`${base}_one`, `${base}_other`]),
+          );
+        }
+        for (const value of leafValues(load(language, file))) {
+          expect(String(value), `${language}/${file}`).not.toMatch(/\((?:s|es)\)/);
+        }
+      }
+    }
+  });
+
   it('translates every server message of the error catalogue, and the fallbacks', () => {
     const keys = leafKeys(load('pt-br', 'errors.json'));
     const needed = [...ERROR_TRANSLATION_KEYS.map((e) => e.key), 'errors.default', 'errors.loginDefault'];

@@ -5,6 +5,7 @@ import { Link } from 'react-router';
 import { Logo } from '../../components/logo';
 import { ChevronDownIcon, LogoutIcon, UserIcon } from '../../components/icons';
 import { logout } from '../../lib/logout';
+import { firstName } from '../../lib/person-name';
 import { accountEditPath, useCredentials } from '../../lib/session';
 import { LanguageMenu } from './language-menu';
 
@@ -14,7 +15,10 @@ export function Header() {
   const narrow = useMediaQuery('(max-width: 40em)');
   const user = credentials?.user ?? null;
   const editPath = accountEditPath(user);
-  const accountLabel = user?.personalInfo || user?.username || '';
+  const fullName = user?.name?.trim() || '';
+  const given = firstName(fullName);
+  // Greets by first name; an account without a name shows its user name (never a masked CPF).
+  const accountLabel = given ? t('header.greeting', { name: given }) : user?.username || '';
 
   return (
     <Box component="header" bg="white" style={{ borderBottom: '1px solid var(--mantine-color-gray-3)' }}>
@@ -24,7 +28,8 @@ export function Header() {
             component={Link}
             to={credentials ? '/landing/' : '/login'}
             underline="never"
-            aria-label={t('header.home')}
+            // The accessible name starts with the visible name (WCAG 2.5.3); the phone shows the mark alone.
+            aria-label={narrow ? t('header.home') : t('header.homeOf', { name: t('app.name') })}
           >
             <Logo compact={narrow} />
           </Anchor>
@@ -49,7 +54,7 @@ export function Header() {
                   </Button>
                 </Menu.Target>
                 <Menu.Dropdown>
-                  <Menu.Label>{accountLabel}</Menu.Label>
+                  <Menu.Label>{fullName || user?.username}</Menu.Label>
                   <Menu.Item component={Link} to={editPath}>
                     {t('header.myAccount')}
                   </Menu.Item>

@@ -17,7 +17,7 @@ export function LanguageMenu() {
           px={8}
           leftSection={<Flag language={active} />}
           rightSection={<ChevronDownIcon size={16} />}
-          aria-label={t('header.languageMenu', { language: t(`languages.${active}`) })}
+          aria-label={t('header.languageMenu', { code: active.toUpperCase(), language: t(`languages.${active}`) })}
           data-testid="language-menu"
         >
           {active.toUpperCase()}

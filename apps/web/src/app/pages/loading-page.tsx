@@ -1,4 +1,4 @@
-import { Center, Loader, Stack, Text } from '@mantine/core';
+import { Center, Loader, Stack, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { usePageTitle } from '../../lib/use-page-title';
 
@@ -23,7 +23,9 @@ export function LoadingPage({ message }: { message?: string }) {
     <Center mih="60vh" role="status" aria-live="polite">
       <Stack align="center" gap="sm">
         <Loader aria-hidden="true" />
-        <Text>{message ?? t('loading.text')}</Text>
+        <Title order={1} size="h4" fw={500}>
+          {message ?? t('loading.text')}
+        </Title>
       </Stack>
     </Center>
   );

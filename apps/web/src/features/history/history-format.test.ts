@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chartData, rangeFlag, truncateCell } from './history-format';
+import { chartData, rangeFlag, truncateCell, localizeNumbers } from './history-format';
 
 describe('history table truncation', () => {
   const long = 'Hemoglobina glicada (HbA1c) por HPLC com referência';
@@ -43,5 +43,24 @@ describe('reference range flags', () => {
       { date: '01/01/2026', value: 11, outside: 11 },
       { date: '01/03/2026', value: 13.5, outside: null },
     ]);
+  });
+});
+
+describe('localizeNumbers', () => {
+  it('writes decimals and thousands as the language does, keeping the given decimals', () => {
+    expect(localizeNumbers('39.5', 'pt-BR')).toBe('39,5');
+    expect(localizeNumbers('12.10', 'pt-BR')).toBe('12,10');
+    expect(localizeNumbers('150000', 'pt-BR')).toBe('150.000');
+    expect(localizeNumbers('3.5 a 5.5', 'es')).toBe('3,5 a 5,5');
+    expect(localizeNumbers('150000', 'es')).toBe('150.000');
+    expect(localizeNumbers('39.5', 'en')).toBe('39.5');
+    expect(localizeNumbers('-0.25', 'pt-BR')).toBe('-0,25');
+  });
+
+  it('leaves dates, codes and words alone', () => {
+    expect(localizeNumbers('18/11/2026', 'pt-BR')).toBe('18/11/2026');
+    expect(localizeNumbers('HB2 Positivo', 'pt-BR')).toBe('HB2 Positivo');
+    expect(localizeNumbers('1.2.3', 'pt-BR')).toBe('1.2.3');
+    expect(localizeNumbers('Hemoglobina (g/dL)', 'pt-BR')).toBe('Hemoglobina (g/dL)');
   });
 });

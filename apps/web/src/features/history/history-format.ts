@@ -34,3 +34,25 @@ export function chartData(series: readonly SeriesPoint[]) {
     return [{ date: point.date, value: n, outside: flag ? n : null }];
   });
 }
+
+const NUMBER_IN_TEXT = /(?<![\w.,/])-?\d+(?:\.\d+)?(?![\w/]|[.,]\d)/g;
+
+/**
+ * The numbers of a text as the reader's language writes them ("39.5" -> "39,5", "150000" ->
+ * "150.000" in pt-BR), with the decimals the result was given with. Dates and codes stay as they are.
+ */
+export function localizeNumbers(text: string, locale: string): string {
+  return text.replace(NUMBER_IN_TEXT, (token) => formatDecimal(Number(token), locale, decimalsOf(token)));
+}
+
+export function decimalsOf(token: string): number {
+  const dot = token.indexOf('.');
+  return dot < 0 ? 0 : token.length - dot - 1;
+}
+
+export function formatDecimal(value: number, locale: string, decimals?: number): string {
+  return new Intl.NumberFormat(locale, {
+    minimumFractionDigits: decimals ?? 0,
+    maximumFractionDigits: decimals ?? 6,
+  }).format(value);
+}

@@ -32,7 +32,7 @@ export function AccountPageFrame({
         </Title>
         {loading && <Loader aria-label={t('common:loading.text')} />}
         {Boolean(error) && (
-          <Alert color="red" icon={<AlertIcon />}>
+          <Alert color="red" icon={<AlertIcon />} role="alert">
             {errorText(error)}
           </Alert>
         )}

@@ -6,6 +6,7 @@ import { AlertIcon, ChatIcon, MailIcon, PhoneIcon } from '../../../components/ic
 import { FullPageLoader } from '../../../app/pages/loading-page';
 import { NotFoundPage } from '../../../app/pages/not-found-page';
 import { statusOf } from '../../../lib/errors';
+import { formatPhone } from '../../../lib/mask-format';
 import { usePageTitle } from '../../../lib/use-page-title';
 import { useCustomLoginPage, type CustomLoginPage } from '../api/auth-api';
 import { LoginPanels } from './login-panels';
@@ -52,7 +53,7 @@ function SupportContacts({ page }: { page: CustomLoginPage }) {
           <Group gap={8} wrap="nowrap">
             <PhoneIcon size={18} />
             <Anchor href={`tel:+${internationalDigits(page.supportPhoneNumber)}`} size="sm">
-              {page.supportPhoneNumber}
+              {formatPhone(page.supportPhoneNumber)}
             </Anchor>
           </Group>
         )}
@@ -65,7 +66,7 @@ function SupportContacts({ page }: { page: CustomLoginPage }) {
               rel="noopener noreferrer"
               size="sm"
             >
-              {t('institution.whatsapp', { number: page.supportWhatsAppNumber })}
+              {t('institution.whatsapp', { number: formatPhone(page.supportWhatsAppNumber) })}
             </Anchor>
           </Group>
         )}

@@ -1,6 +1,7 @@
 import { Alert, Container, Group, Loader, Stack, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { AlertIcon } from '../../../components/icons';
 import { BackToTop, Pager } from '../../../components/list-controls';
 import { pageCount } from '../../../components/pager-window';
 import type { Page, ProtocolItem } from '../../../components/results-api';
@@ -11,6 +12,7 @@ import { usePageTitle } from '../../../lib/use-page-title';
 export function DashboardFrame({
   title,
   actions,
+  notice,
   filters,
   query,
   page,
@@ -19,6 +21,8 @@ export function DashboardFrame({
 }: {
   title: string;
   actions?: ReactNode;
+  /** Shown under the title, in the page's flow, once the list is loaded. */
+  notice?: ReactNode;
   filters: ReactNode;
   query: { data?: Page<ProtocolItem>; isPending: boolean; isFetching: boolean; isError: boolean; error: unknown };
   page: number;
@@ -39,16 +43,25 @@ export function DashboardFrame({
         </Group>
         <Group align="flex-end" gap="md" wrap="wrap" className="dashboard-filters">
           {filters}
-          {query.isFetching && <Loader size="sm" aria-label={t('common:loading.text')} />}
+          {/* Kept in place while hidden: a loader that came and went would move the list. */}
+          <Loader
+            size="sm"
+            aria-label={t('common:loading.text')}
+            aria-hidden={!query.isFetching}
+            style={{ visibility: query.isFetching ? 'visible' : 'hidden' }}
+          />
         </Group>
+        {!query.isPending && notice}
         {query.isError ? (
-          <Alert color="red">{errorText(query.error)}</Alert>
+          <Alert color="red" icon={<AlertIcon />} role="alert">
+            {errorText(query.error)}
+          </Alert>
         ) : query.isPending || !data ? null : data.items.length === 0 ? (
           <Text data-testid="list-empty">{t('results:list.empty')}</Text>
         ) : (
           <>
             <Text size="sm" c="dimmed" aria-live="polite">
-              {t('results:list.total', { total: data.total })}
+              {t('results:list.total', { count: data.total })}
             </Text>
             {children(data.items)}
             <Pager page={page} pages={pageCount(data.total, data.size)} onChange={setPage} />

@@ -1,10 +1,13 @@
-import { Button } from '@mantine/core';
+import { Alert, Anchor, Button } from '@mantine/core';
 import { PAGE_SIZE, PATIENT_DATE_PRESETS } from '@portal/shared/limits';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import { DateRangeFilter, ReadFilter, RefreshLink, SearchBox } from '../../../components/list-controls';
 import { type ProtocolItem, useProtocolList } from '../../../components/results-api';
+import { InfoIcon } from '../../../components/icons';
 import { useCredentials } from '../../../lib/session';
+import { useMyRecord } from '../../account-edit/api/account-api';
 import { LinkProtocolModal } from '../../link-protocol/components/link-protocol-modal';
 import { ShareModal } from '../../shares/components/share-modal';
 import { useShareEnabled } from '../api/dashboard-api';
@@ -30,6 +33,8 @@ export default function PatientDashboardPage() {
   const items = list.data?.items ?? [];
   const shareEnabled = useShareEnabled(items.map((p) => p.institutionId));
   const hasHistory = items.some((p) => p.showHistoricButton);
+  // Spec 8: an incomplete profile is pointed out here too, in the page's flow (never over it).
+  const record = useMyRecord();
 
   return (
     <>
@@ -55,7 +60,22 @@ export default function PatientDashboardPage() {
             <RefreshLink onClick={() => (filters.forceRefresh ? void list.refetch() : filters.setForceRefresh(true))} />
           </>
         }
-        query={list}
+        // The list shows once its share buttons and the profile prompt are known: parts that came
+        // a moment later would move the list under the reader's eyes.
+        query={{
+          ...list,
+          isPending: list.isPending || record.isPending || (items.length > 0 && shareEnabled.isPending),
+        }}
+        notice={
+          record.data && !record.data.complete ? (
+            <Alert color="medical" icon={<InfoIcon />} title={t('profilePrompt.title')} data-testid="profile-prompt">
+              {t('profilePrompt.text')}{' '}
+              <Anchor component={Link} to="/patient/edit">
+                {t('profilePrompt.action')}
+              </Anchor>
+            </Alert>
+          ) : null
+        }
         page={filters.page}
         setPage={filters.setPage}
       >

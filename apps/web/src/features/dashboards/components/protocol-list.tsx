@@ -8,6 +8,7 @@ import type { ProtocolItem } from '../../../components/results-api';
 import { useResourceOpener } from '../../../components/resource-viewer';
 import { formatCalendarDate, formatExamDate } from '../../../lib/dates';
 import { ProtocolExams } from './protocol-exams';
+import { ScrollTable } from '../../../components/scroll-table';
 
 export type GroupBy = 'date' | 'patient' | 'institution';
 
@@ -192,7 +193,7 @@ export function ProtocolList({
     <Stack gap="xs">
       {opener.viewer}
       {selectAll}
-      <Table.ScrollContainer minWidth={760}>
+      <ScrollTable label={t('list.tableLabel')} minWidth={760}>
         <Table withTableBorder verticalSpacing="sm" data-testid="protocol-table">
           <Table.Thead>
             <Table.Tr>
@@ -254,7 +255,7 @@ export function ProtocolList({
             ))}
           </Table.Tbody>
         </Table>
-      </Table.ScrollContainer>
+      </ScrollTable>
     </Stack>
   );
 }

@@ -6,16 +6,19 @@ import { DELAY_MS, PATIENT_DATE_PRESETS, TOAST_MS } from '@portal/shared/limits'
 import dayjs from 'dayjs';
 import { useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { AlertIcon } from '../../../components/icons';
 import { ReferenceArea } from 'recharts';
 import { type DateRange, presetRange, rangeQuery } from '../../../components/date-presets';
 import { DateRangeFilter } from '../../../components/list-controls';
 import { saveFile } from '../../../components/results-api';
 import { formatExamDate } from '../../../lib/dates';
 import { errorText } from '../../../lib/errors';
+import { currentLanguage, HTML_LANG } from '../../../lib/i18n';
 import { notify } from '../../../lib/notify';
 import { useAttributes, useExamTypes, useHistory } from '../api/history-api';
-import { chartData, rangeFlag, truncateCell } from '../history-format';
+import { chartData, formatDecimal, localizeNumbers, rangeFlag, truncateCell } from '../history-format';
 import { chartImage, historyPdf } from '../history-pdf';
+import { ScrollTable } from '../../../components/scroll-table';
 
 // Spec 9: the history picker opens on the last 6 months (DEFAULT_RANGE.history).
 const defaultRange = (): DateRange => presetRange('last6Months');
@@ -49,9 +52,25 @@ export function HistoryModal({ opened, onClose }: { opened: boolean; onClose: ()
   const chartRef = useRef<HTMLDivElement>(null);
   const [printing, setPrinting] = useState(false);
 
-  const table = attributeId ? history.data : undefined;
-  const points = table?.series ?? [];
-  const data = chartData(points).map((p) => ({ ...p, date: formatExamDate(p.date) ?? p.date }));
+  const locale = HTML_LANG[currentLanguage()];
+  const answer = attributeId ? history.data : undefined;
+  // Numbers as the reader's language writes them (decimal comma and thousands point in pt-BR
+  // and es), in the table, the chart and the PDF alike; the server's reference label translated.
+  const table = answer && {
+    ...answer,
+    rows: answer.rows.map((row) =>
+      row.map((cell, c) =>
+        c > 0 ? localizeNumbers(cell, locale) : cell === 'Referência' ? t('results:history.reference') : cell,
+      ),
+    ),
+  };
+  const points = answer?.series ?? [];
+  // The time axis is proportional to time: each point sits at its date's instant.
+  const data = chartData(points).map((p) => ({ ...p, time: Date.parse(p.date) }));
+  const dateOf = (time: unknown) => {
+    const at = Number(time);
+    return Number.isFinite(at) ? (formatExamDate(new Date(at).toISOString()) ?? '') : '';
+  };
   const reference = points.find((p) => p.referenceMin !== null && p.referenceMax !== null);
   const unit = points.find((p) => p.unit)?.unit ?? '';
   const typeName = types.data?.find((x) => x.id === typeId)?.name ?? '';
@@ -115,11 +134,18 @@ export function HistoryModal({ opened, onClose }: { opened: boolean; onClose: ()
         {(!ready || types.isFetching || attributes.isFetching || history.isFetching) && (
           <Loader size="sm" aria-label={t('common:loading.text')} />
         )}
-        {types.isError && <Alert color="red">{errorText(types.error)}</Alert>}
+        {[types, attributes, history].map(
+          (q, i) =>
+            q.isError && (
+              <Alert key={i} color="red" icon={<AlertIcon />} role="alert">
+                {errorText(q.error)}
+              </Alert>
+            ),
+        )}
         {ready && types.data && types.data.length === 0 && <Text size="sm">{t('results:history.empty')}</Text>}
         {table && table.columns.length > 1 && (
           <>
-            <Table.ScrollContainer minWidth={Math.min(1200, 160 + columnCount * 110)}>
+            <ScrollTable label={t('results:history.title')} minWidth={Math.min(1200, 160 + columnCount * 110)}>
               <Table withTableBorder withColumnBorders striped data-testid="history-table">
                 <Table.Thead>
                   <Table.Tr>
@@ -161,7 +187,7 @@ export function HistoryModal({ opened, onClose }: { opened: boolean; onClose: ()
                   ))}
                 </Table.Tbody>
               </Table>
-            </Table.ScrollContainer>
+            </ScrollTable>
             {data.length > 0 && (
               <div
                 ref={chartRef}
@@ -172,8 +198,17 @@ export function HistoryModal({ opened, onClose }: { opened: boolean; onClose: ()
                 <LineChart
                   h={280}
                   data={data}
-                  dataKey="date"
+                  dataKey="time"
                   unit={unit ? ` ${unit}` : undefined}
+                  valueFormatter={(value) => formatDecimal(value, locale)}
+                  xAxisProps={{
+                    type: 'number',
+                    scale: 'time',
+                    domain: ['dataMin', 'dataMax'],
+                    padding: { left: 24, right: 24 },
+                    tickFormatter: dateOf,
+                  }}
+                  tooltipProps={{ labelFormatter: dateOf }}
                   series={[
                     { name: 'value', label: attributeName, color: 'blue.7' },
                     { name: 'outside', label: t('results:history.outside'), color: 'red.8' },

@@ -63,7 +63,7 @@ export function PrintBar({
       message: (
         <Stack gap="xs">
           <Text size="sm" c="dark.7">
-            {t('print.confirm', { n: selected.size })}
+            {t('print.confirm', { count: selected.size })}
           </Text>
           <Group gap="xs">
             <Button
@@ -95,7 +95,7 @@ export function PrintBar({
     <Stack gap={6}>
       <Group gap="sm" wrap="wrap">
         <Text size="sm" aria-live="polite" data-testid="selection-count">
-          {t('print.selected', { n: selected.size })}
+          {t('print.selected', { count: selected.size })}
         </Text>
         <Button size="sm" onClick={() => ask(false)} disabled={progress !== null}>
           {t('print.print')}

@@ -1,6 +1,7 @@
 import { Alert, Anchor, Button, Container, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { AlertIcon, InfoIcon } from '../../../components/icons';
 import { Link, useLocation, useSearchParams } from 'react-router';
 import { ExamTable } from '../../../components/exam-table';
 import { ReadFilter, type ReadFilterValue, SearchBox } from '../../../components/list-controls';
@@ -11,14 +12,8 @@ import { errorText } from '../../../lib/errors';
 import { usePageTitle } from '../../../lib/use-page-title';
 import { InstitutionNotice } from './institution-notice';
 import { SignatureModal } from './signature-modal';
-import { applyMask } from '../../../lib/mask-format';
-import { MASK } from '../../../lib/masks';
-
-/** Institutions send bare digits; a Brazilian number of 10 or 11 digits reads better masked. */
-function displayPhone(phone: string | null | undefined): string | null | undefined {
-  const digits = phone?.replace(/\D/g, '') ?? '';
-  return /^\d{10,11}$/.test(digits) ? applyMask(MASK.phone, digits) : phone;
-}
+import { formatPhone } from '../../../lib/mask-format';
+import { useCredentials } from '../../../lib/session';
 
 export type DetailVariant = 'patient' | 'physician' | 'protocol' | 'external';
 
@@ -60,6 +55,9 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
   const { t } = useTranslation(['results', 'common']);
   const [params] = useSearchParams();
   const location = useLocation();
+  const credentials = useCredentials();
+  // Someone the patient shared results with: told whose they are, never offered the account.
+  const shared = credentials?.user?.role === 'SHARE';
   const fromDashboard = Boolean((location.state as { fromDashboard?: boolean } | null)?.fromDashboard);
   const requested = params.get('id');
   const guest = useGuestProtocolId(variant === 'protocol' && !requested);
@@ -108,7 +106,9 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
           <Title order={1} size="h2">
             {t('results:detail.titleShort')}
           </Title>
-          <Alert color="yellow">{detail.isError ? errorText(detail.error) : t('results:detail.notFound')}</Alert>
+          <Alert color={detail.isError ? 'red' : 'yellow'} icon={<AlertIcon />} role="alert">
+            {detail.isError ? errorText(detail.error) : t('results:detail.notFound')}
+          </Alert>
         </Stack>
       </Container>
     );
@@ -130,7 +130,13 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
             ← {t('results:detail.back')}
           </Anchor>
         )}
-        {variant === 'protocol' && !fromDashboard && (
+        {shared && (
+          <Alert color="medical" icon={<InfoIcon />} data-testid="shared-banner">
+            {t('results:detail.sharedWithYou', { name: patient.name, number: protocol.number })}
+          </Alert>
+        )}
+        {/* A share's recipient is never invited into the patient's account. */}
+        {variant === 'protocol' && !fromDashboard && !shared && (
           <Alert color={protocol.hasPatientUser ? 'gray' : 'blue'} data-testid="account-banner">
             {protocol.hasPatientUser ? (
               <Group gap="xs">
@@ -167,7 +173,10 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
                   : null
               }
             />
-            <Field label={t('results:detail.phone')} value={displayPhone(patient.phone)} />
+            <Field
+              label={t('results:detail.phone')}
+              value={patient.phone ? formatPhone(patient.phone) : patient.phone}
+            />
             <Field label={t('results:detail.email')} value={patient.email} />
           </SimpleGrid>
         </Paper>

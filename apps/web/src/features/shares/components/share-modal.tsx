@@ -119,7 +119,7 @@ export function ShareModal({ protocol, onClose }: { protocol: ProtocolItem | nul
             value={period}
             allowDeselect={false}
             onChange={(v) => setPeriod(v ?? String(SHARE_DEFAULT_PERIOD_DAYS))}
-            data={SHARE_PERIODS_DAYS.map((d) => ({ value: String(d), label: t('results:share.days', { days: d }) }))}
+            data={SHARE_PERIODS_DAYS.map((d) => ({ value: String(d), label: t('results:share.days', { count: d }) }))}
           />
           <Group justify="flex-end">
             <Button variant="default" onClick={close}>
