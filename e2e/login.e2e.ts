@@ -245,7 +245,7 @@ describe('not found', () => {
     const page = await context.newPage();
     await page.goto('/termos-de-uso');
     await page.getByRole('heading', { level: 1, name: 'Não foi possível abrir esta tela' }).waitFor();
-    await page.getByRole('button', { name: /^Idioma/ }).waitFor();
+    await page.getByRole('button', { name: /^PT-BR: idioma/ }).waitFor();
     await page.getByRole('button', { name: 'Recarregar a página' }).waitFor();
     await context.close();
   });

@@ -606,7 +606,7 @@ describe('on a touch screen', () => {
     expect(await page.evaluate(() => matchMedia('(pointer: coarse)').matches)).toBe(true);
     await signIn(page, patientEmail, patientPassword);
     await page.waitForURL('**/dashboard/patient/protocols');
-    await page.getByText('12 protocolos encontrados').waitFor();
+    await page.getByText(/\d+ protocolos encontrados/).waitFor();
     const small = await page.evaluate(() =>
       Array.from(document.querySelectorAll<HTMLElement>('button, [role="button"], a.mantine-Button-root'))
         .filter((el) => el.offsetParent !== null)

@@ -9,8 +9,13 @@ export async function openPage(browser: Browser, baseUrl: string, path: string, 
   const context = await newContext(browser, baseUrl);
   if (quiet) {
     await context.addInitScript(() => {
-      sessionStorage.setItem('portal.scamWarningSeen', '1');
-      localStorage.setItem('portal.cookieConsent', JSON.stringify('accepted'));
+      // Frames without storage (about:blank, a PDF viewer's) have nothing to remember.
+      try {
+        sessionStorage.setItem('portal.scamWarningSeen', '1');
+        localStorage.setItem('portal.cookieConsent', JSON.stringify('accepted'));
+      } catch {
+        // nothing to mark in such a frame
+      }
     });
   }
   const page = await context.newPage();
