@@ -180,7 +180,7 @@ async function pickPreset(page: Page, preset: string): Promise<void> {
 
 async function answerPrint(page: Page, button: string, answer: 'Sim' | 'Não', screenshot?: string): Promise<void> {
   await page.getByRole('button', { name: button, exact: true }).click();
-  const toast = page.getByRole('alert').filter({ hasText: /Imprimir os \d+ protocolo/ });
+  const toast = page.getByRole('alert').filter({ hasText: /Imprimir (o|os \d+) protocolos? selecionados?\?/ });
   if (screenshot) {
     await toast.last().waitFor();
     await screenshotBothWidths(page, screenshot);

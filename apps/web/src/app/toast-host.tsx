@@ -1,6 +1,7 @@
 import { Notifications } from '@mantine/notifications';
 
 export default function ToastHost() {
-  // Below the header, so a toast never hides the language or account menus.
-  return <Notifications position="top-right" limit={4} zIndex={1000} styles={{ root: { marginTop: 52 } }} />;
+  // At the bottom: a toast never hides the header's menus nor a screen's title, and on a phone it
+  // sits where the thumb is.
+  return <Notifications position="bottom-right" limit={4} zIndex={1000} />;
 }
