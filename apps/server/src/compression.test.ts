@@ -4,7 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInstitution } from './modules/institutions/institution.service.js';
-import { makeUser, pdfBytes } from './modules/delivery/test-factories.js';
+import { pdfBytes } from './modules/delivery/test-factories.js';
 import { bearer, startTestPortal, type TestPortal } from './test/helpers.js';
 
 /**
@@ -116,12 +116,8 @@ describe('compressed answers', () => {
       payload: pdf,
     });
     expect(upload.statusCode).toBe(201);
-    const doctor = await makeUser(portal.ctx, { type: 'PHYSICIAN', crm: '99123', uf: 'SP' });
-    const token = await portal.sessionFor({ role: 'PHYSICIAN', userId: doctor.id, username: doctor.email });
-
-    const plainList = await get('/api/delivery/persistence/protocols/physician?period=365', undefined, token);
-    expect(plainList.statusCode).toBe(200);
-    const requestId = plainList.json().data.items[0].requestId as string;
+    const requestId = put.json().data.requestId as string;
+    const token = await portal.sessionFor({ role: 'GUEST', username: '556677', protocolIds: [requestId] });
     const exams = await get(`/api/v2/delivery/dashboard/protocols/exams?request=${requestId}`, 'gzip', token);
     expect(exams.headers['content-encoding']).toBe('gzip');
     const examList = JSON.parse(zlib.gunzipSync(exams.rawPayload).toString()).data as Array<{
