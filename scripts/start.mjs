@@ -33,6 +33,16 @@ function run(args) {
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
+// Merged reports (batch prints, "show all") are made by the qpdf program.
+const qpdf = spawnSync(process.env.QPDF_PATH ?? 'qpdf', ['--version'], { stdio: 'ignore' });
+if (qpdf.status !== 0) {
+  process.stderr.write(
+    'The portal needs the qpdf program to merge reports and it was not found.\n' +
+      'Install it (Debian/Ubuntu: sudo apt-get install qpdf; macOS: brew install qpdf) or set QPDF_PATH, then run npm start again.\n',
+  );
+  process.exit(1);
+}
+
 const shared = needsBuild('packages/shared/src', 'packages/shared/dist/limits.js');
 const web = shared || needsBuild('apps/web/src', 'apps/web/dist/index.html');
 const server = shared || needsBuild('apps/server/src', 'apps/server/dist/main.js');

@@ -15,9 +15,11 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund
 fi
 
-# Debian's chromium drives the browser journeys; qpdf and unzip check the PDFs and zips the
-# portal writes; prometheus scrapes /metrics; make, g++ and python3 compile better-sqlite3 for
-# Node 24 (scripts/with-node.sh). Whatever is missing is installed in one go.
+# Debian's chromium drives the browser journeys and prints the test reports; qpdf merges reports
+# (the portal needs it) and checks them, unzip checks zips; poppler-utils (pdftotext, pdftoppm),
+# ghostscript (ps2pdf) and imagemagick (convert) make and read the report corpus; prometheus
+# scrapes /metrics; make, g++ and python3 compile better-sqlite3 for Node 24
+# (scripts/with-node.sh). Whatever is missing is installed in one go.
 missing=()
 [ -n "${CHROMIUM_PATH:-}" ] || command -v chromium >/dev/null || missing+=(chromium)
 command -v qpdf >/dev/null || missing+=(qpdf)
@@ -26,6 +28,9 @@ command -v prometheus >/dev/null || missing+=(prometheus)
 command -v make >/dev/null || missing+=(make)
 command -v g++ >/dev/null || missing+=(g++)
 command -v python3 >/dev/null || missing+=(python3)
+command -v pdftoppm >/dev/null || missing+=(poppler-utils)
+command -v ps2pdf >/dev/null || missing+=(ghostscript)
+[ -x /usr/bin/convert ] || missing+=(imagemagick)
 if [ ${#missing[@]} -gt 0 ]; then
   step "Installing Debian packages: ${missing[*]}"
   SUDO=""
@@ -33,7 +38,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 CHROMIUM_PATH=${CHROMIUM_PATH:-$(command -v chromium || true)}
-for tool in qpdf unzip prometheus make g++ python3; do
+for tool in qpdf unzip prometheus make g++ python3 pdftotext pdftoppm ps2pdf /usr/bin/convert; do
   if ! command -v "$tool" >/dev/null; then
     echo "$tool is required by the tests and could not be installed." >&2
     exit 1

@@ -1,5 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig } from './config.js';
+import { qpdfVersion } from './modules/delivery/pdf-merge.js';
 import { createPortal } from './server.js';
 
 // V8 starts allocating an object literal or array straight in its old generation once most of
@@ -24,7 +25,17 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // Merged reports (batch prints, "show all") are made by the qpdf program: without it the portal
+  // would answer those with errors, so it says so now and does not start.
+  const qpdf = await qpdfVersion();
+  if (!qpdf) {
+    process.stderr.write(
+      'The portal needs the qpdf program to merge reports and it was not found. Install it (Debian/Ubuntu: apt-get install qpdf) or set QPDF_PATH to its path.\n',
+    );
+    process.exit(78);
+  }
   const portal = await createPortal(config);
+  portal.ctx.log.info({ qpdf }, 'merging reports with qpdf');
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

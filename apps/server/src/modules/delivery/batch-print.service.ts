@@ -17,12 +17,18 @@ import {
   loadViewer,
   servedExams,
 } from './delivery.service.js';
-import { PdfMerger } from './pdf-merge.js';
-import { type FileAnswer, printableReports, storedFiles } from './resources.service.js';
+import { mergePdfs } from './pdf-merge.js';
+import { type NoticeLanguage, noticeLanguage } from './pdf-notice.js';
+import {
+  examDate,
+  type FileAnswer,
+  leftOutTrace,
+  mergeSources,
+  printableReports,
+  REPORTS_LEFT_OUT_HEADER,
+  storedFileOpeners,
+} from './resources.service.js';
 import { writeZip, type ZipEntry, zipLength } from './zip-writer.js';
-
-/** Zip entries up to this size are read whole and ahead; larger ones are streamed (memory stays flat). */
-const ZIP_READ_AHEAD_MAX_FILE = 1 << 20;
 
 /** `<prefix>_<yyyyMMdd_HHmmss>` in Brazil's time (spec 9). */
 export function batchFileName(now: Date, extension: 'pdf' | 'zip'): string {
@@ -31,8 +37,24 @@ export function batchFileName(now: Date, extension: 'pdf' | 'zip'): string {
   return `${BATCH_FILE_PREFIX}_${stamp}.${extension}`;
 }
 
-function safeSegment(value: string): string {
-  return value.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^\.+/, '') || 'file';
+const PHYSICIAN_WORD: Record<NoticeLanguage, string> = { 'pt-br': 'médico', es: 'médico', en: 'physician' };
+
+/**
+ * A readable zip path segment: letters of any language kept as they are ("João", "São Paulo",
+ * NFC), only what file systems refuse (slashes, `:*?"<>|`, control characters) replaced, no
+ * leading dot, at most 120 characters.
+ */
+export function zipSegment(value: string, fallback: string): string {
+  const cleaned = value
+    .normalize('NFC')
+    .replace(/\p{Cc}+/gu, ' ')
+    .replace(/[/\\:*?"<>|]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^\.+/, '')
+    .slice(0, 120)
+    .trim();
+  return cleaned || fallback;
 }
 
 /**
@@ -62,40 +84,74 @@ export async function batchPrint(
     viewer,
     protocols.map((p) => p.institutionId),
   );
-  await ctx.db.transaction().execute(async (trx) => {
-    if (key) {
-      await markRead(
-        trx,
-        key,
-        [...exams.values()].flat().map((e) => e.row.id),
-        now.toISOString(),
+  const language = noticeLanguage(request.headers['accept-language']);
+  // The PDF is merged before anything is recorded: the trace lists the reports it could not include.
+  const merged = body.isCompressed
+    ? null
+    : await mergePdfs(
+        mergeSources(ctx, plan).map((sources, i) => ({
+          title: `${plan[i]!.protocol.number} - ${plan[i]!.protocol.patientName}`,
+          sources,
+        })),
+        language,
       );
-    }
-    await recordAudits(
-      ctx,
-      plan.map(({ protocol, reports }) => ({
-        event: 'BATCH_PRINT',
-        tenant: institutions.get(protocol.institutionId)?.code ?? null,
-        resource: {
-          type: 'BATCH_PRINT',
-          protocolNumber: protocol.number,
-          format: body.isCompressed ? 'zip' : 'pdf',
-          resources: reports.map((r) => ({ id: r.resource.id, type: r.resource.type })),
-        },
-        protocolId: protocol.id,
-        systemUser: auditUser(viewer),
-        sharedWith: viewer.sharedWith,
-        patients: [auditPatient(protocol)],
-      })),
-      request,
-      trx,
-    );
-  });
+  const leftOut = new Set(merged?.leftOut.map((l) => l.resourceId));
+  try {
+    await ctx.db.transaction().execute(async (trx) => {
+      if (key) {
+        await markRead(
+          trx,
+          key,
+          [...exams.values()].flat().map((e) => e.row.id),
+          now.toISOString(),
+        );
+      }
+      await recordAudits(
+        ctx,
+        plan.map(({ protocol, reports }) => {
+          const missing = (merged?.leftOut ?? []).filter((l) => reports.some((r) => r.resource.id === l.resourceId));
+          return {
+            event: 'BATCH_PRINT',
+            tenant: institutions.get(protocol.institutionId)?.code ?? null,
+            resource: {
+              type: 'BATCH_PRINT',
+              protocolNumber: protocol.number,
+              format: body.isCompressed ? 'zip' : 'pdf',
+              resources: reports.map((r) => ({ id: r.resource.id, type: r.resource.type })),
+              ...leftOutTrace(missing),
+            },
+            protocolId: protocol.id,
+            systemUser: auditUser(viewer),
+            sharedWith: viewer.sharedWith,
+            patients: [auditPatient(protocol)],
+          };
+        }),
+        request,
+        trx,
+      );
+    });
+  } catch (error) {
+    merged?.body.destroy();
+    throw error;
+  }
+  if (merged) {
+    if (leftOut.size > 0) ctx.log.warn({ leftOut: merged.leftOut.length }, 'reports left out of a batch print');
+    return {
+      status: 200,
+      headers: {
+        'content-type': 'application/pdf',
+        'content-disposition': `attachment; filename="${batchFileName(now, 'pdf')}"`,
+        'content-length': String(merged.length),
+        [REPORTS_LEFT_OUT_HEADER]: String(merged.leftOut.length),
+      },
+      body: merged.body,
+    };
+  }
 
   // A large buffer lets the producer run ahead of the socket instead of yielding every 16 KiB.
   const out = new PassThrough({ highWaterMark: 1 << 20 });
-  // The merger hands over thousands of small pieces: gathered into 256 KiB writes, the socket
-  // sees a few large sends instead of one system call per PDF object.
+  // The zip writer hands over small headers between entries: gathered into 256 KiB writes, the
+  // socket sees a few large sends instead of one system call per header.
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
   const flush = async () => {
@@ -110,63 +166,50 @@ export async function batchPrint(
     pendingBytes += chunk.length;
     if (pendingBytes >= 1 << 18) await flush();
   };
-  // Small files are read whole ahead of the writer; large ones are streamed when their turn comes.
-  const wholeFiles = storedFiles(
+  const openers = storedFileOpeners(
     ctx,
-    plan.flatMap(({ reports }) =>
-      reports.map((r) => r.resource).filter((r) => !body.isCompressed || r.size <= ZIP_READ_AHEAD_MAX_FILE),
-    ),
+    plan.flatMap(({ reports }) => reports.map((r) => r.resource)),
   );
   const entries: ZipEntry[] = [];
+  let index = 0;
   for (const { protocol, reports } of plan) {
+    const folder = zipSegment(protocol.number, 'protocolo');
     const used = new Set<string>();
     for (const { exam, resource } of reports) {
-      let base = safeSegment(`${exam.row.examKey}_${resource.type}`);
-      for (let n = 2; used.has(base); n++) base = safeSegment(`${exam.row.examKey}_${resource.type}_${n}`);
-      used.add(base);
+      const date = examDate(exam.row.performedAt);
+      const kind = resource.type === 'REPORT_PHYSICIAN' ? PHYSICIAN_WORD[language] : null;
+      const stem = zipSegment([exam.row.description, date, kind].filter(Boolean).join(' - '), exam.row.examKey);
+      let base = stem;
+      for (let n = 2; used.has(base.toLowerCase()); n++) base = `${stem} (${n})`;
+      used.add(base.toLowerCase());
+      const open = openers[index++]!;
       entries.push({
-        name: `${safeSegment(protocol.number)}/${base}.pdf`,
+        name: `${folder}/${base}.pdf`,
         size: resource.size,
         crc32: resource.crc32,
         open: async () => {
           // Files read ahead are at hand, so a zip would otherwise run from its first entry to its
-          // last without returning to the event loop (merges take turns of their own, PdfMerger).
+          // last without returning to the event loop.
           await setImmediate();
-          return resource.size <= ZIP_READ_AHEAD_MAX_FILE ? wholeFiles.next() : ctx.storage.get(resource.storageKey);
+          return open();
         },
       });
     }
   }
-  const produce = body.isCompressed
-    ? () => writeZip(entries, sink, now)
-    : async () => {
-        const merger = new PdfMerger(sink);
-        await merger.begin();
-        for (const { protocol, reports } of plan) {
-          merger.bookmark(`${protocol.number} - ${protocol.patientName}`);
-          for (const r of reports) {
-            if (!(await merger.addDocument(await wholeFiles.next()))) {
-              ctx.log.warn({ resourceId: r.resource.id }, 'unreadable PDF left out of a merge');
-            }
-          }
-        }
-        await merger.finish();
-      };
-  void produce()
+  void writeZip(entries, sink, now)
     .then(flush)
     .then(() => out.end())
     .catch((error: unknown) => {
       ctx.log.error({ err: error }, 'batch printing failed');
       out.destroy(error as Error);
     });
-  const extension = body.isCompressed ? 'zip' : 'pdf';
   return {
     status: 200,
     headers: {
-      'content-type': body.isCompressed ? 'application/zip' : 'application/pdf',
-      'content-disposition': `attachment; filename="${batchFileName(now, extension)}"`,
+      'content-type': 'application/zip',
+      'content-disposition': `attachment; filename="${batchFileName(now, 'zip')}"`,
       // Stored entries of known sizes: the client can show real progress.
-      ...(body.isCompressed ? { 'content-length': String(zipLength(entries)) } : {}),
+      'content-length': String(zipLength(entries)),
     },
     body: out,
   };

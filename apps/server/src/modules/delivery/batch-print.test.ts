@@ -52,7 +52,7 @@ describe('batch printing', () => {
     await add(p1.exams[1]!.id, 'REPORT', 'early', await pdfBytes('early', 1, { width: 302, paddingBytes: 1_200_000 }));
     await add(p1.exams[1]!.id, 'REPORT_PHYSICIAN', 'early-physician', await pdfBytes('ep', 1, { width: 303 }));
     await add(p1.exams[2]!.id, 'REPORT', 'pending', await pdfBytes('pending', 1, { width: 304 }));
-    // Written with object streams: the merger falls back to re-saving it.
+    // Written with object streams and a cross-reference stream.
     await add(p2.exams[0]!.id, 'REPORT', 'only', await pdfBytes('only', 3, { width: 305, objectStreams: true }));
   });
   afterAll(async () => portal?.destroy());
@@ -147,17 +147,18 @@ describe('batch printing', () => {
       fs.writeFileSync(zip, res.rawPayload);
       expect(execFileSync('unzip', ['-tq', zip]).toString()).toContain('No errors detected');
       const names = execFileSync('unzip', ['-Z1', zip]).toString().trim().split('\n');
+      // Named by exam and date; the physician's copy says so, in the reader's language (pt-BR here).
       expect(names).toEqual([
-        'BP-1/EARLY_REPORT.pdf',
-        'BP-1/LATE_REPORT.pdf',
-        'BP-1/EARLY_REPORT_PHYSICIAN.pdf',
-        'BP-2/ONLY_REPORT.pdf',
+        'BP-1/Exam 1 - 2026-11-18.pdf',
+        'BP-1/Exam 0 - 2026-11-18.pdf',
+        'BP-1/Exam 1 - 2026-11-18 - médico.pdf',
+        'BP-2/Exam 0 - 2026-11-18.pdf',
       ]);
       const expected: Record<string, string> = {
-        'BP-1/EARLY_REPORT.pdf': 'early',
-        'BP-1/LATE_REPORT.pdf': 'late',
-        'BP-1/EARLY_REPORT_PHYSICIAN.pdf': 'early-physician',
-        'BP-2/ONLY_REPORT.pdf': 'only',
+        'BP-1/Exam 1 - 2026-11-18.pdf': 'early',
+        'BP-1/Exam 0 - 2026-11-18.pdf': 'late',
+        'BP-1/Exam 1 - 2026-11-18 - médico.pdf': 'early-physician',
+        'BP-2/Exam 0 - 2026-11-18.pdf': 'only',
       };
       for (const [name, source] of Object.entries(expected)) {
         expect(execFileSync('unzip', ['-p', zip, name], { maxBuffer: 16 << 20 }).equals(files.get(source)!), name).toBe(

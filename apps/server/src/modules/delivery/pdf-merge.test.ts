@@ -2,162 +2,162 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PDFDocument, PDFName, PDFString } from 'pdf-lib';
-import { describe, expect, it } from 'vitest';
-import { PdfMerger } from './pdf-merge.js';
-import { pdfBytes } from './test-factories.js';
+import { Readable } from 'node:stream';
+import type { PDFRef } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber } from 'pdf-lib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { pixelDifference, seePages, type SeenPage } from '../../test/pdf-compare.js';
+import { type CorpusFile, pdfCorpus } from '../../test/pdf-corpus.js';
+import { type MergeGroup, mergePdfs } from './pdf-merge.js';
 
-/** Writes a PDF by hand from numbered object bodies, computing the cross-reference table. */
-function handmadePdf(objects: Record<number, string>, rootId: number, extra = ''): Buffer {
-  let out = '%PDF-1.4\n';
-  const offsets: Record<number, number> = {};
-  const ids = Object.keys(objects).map(Number);
-  for (const id of ids) {
-    offsets[id] = Buffer.byteLength(out, 'latin1');
-    out += `${id} 0 obj\n${objects[id]}\nendobj\n`;
-  }
-  const size = Math.max(...ids) + 1;
-  const xrefAt = Buffer.byteLength(out, 'latin1');
-  out += `xref\n0 ${size}\n0000000000 65535 f \n`;
-  for (let id = 1; id < size; id++) {
-    out += offsets[id] === undefined ? '0000000000 65535 f \n' : `${String(offsets[id]).padStart(10, '0')} 00000 n \n`;
-  }
-  out += `trailer\n<< /Size ${size} /Root ${rootId} 0 R ${extra}>>\nstartxref\n${xrefAt}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
-}
-
-/** Appends an incremental update that replaces some objects. */
-function update(base: Buffer, objects: Record<number, string>, rootId: number): Buffer {
-  const prev = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(base.toString('latin1'))![1]);
-  let out = base.toString('latin1');
-  const offsets: Record<number, number> = {};
-  for (const [id, body] of Object.entries(objects)) {
-    offsets[Number(id)] = Buffer.byteLength(out, 'latin1');
-    out += `${id} 0 obj\n${body}\nendobj\n`;
-  }
-  const xrefAt = Buffer.byteLength(out, 'latin1');
-  out += 'xref\n';
-  for (const [id, off] of Object.entries(offsets)) out += `${id} 1\n${String(off).padStart(10, '0')} 00000 n \n`;
-  out += `trailer\n<< /Size 20 /Root ${rootId} 0 R /Prev ${prev} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
-}
-
-async function merge(...docs: Array<{ bytes: Buffer; title?: string }>): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  const merger = new PdfMerger(async (c) => void chunks.push(c));
-  await merger.begin();
-  for (const d of docs) {
-    if (d.title) merger.bookmark(d.title);
-    await merger.addDocument(d.bytes);
-  }
-  await merger.finish();
+async function readAll(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
 
-function qpdfCheck(bytes: Buffer): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'merge-'));
+function qpdfCheck(bytes: Buffer): { code: number; out: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'merge-check-'));
   try {
     fs.writeFileSync(path.join(dir, 'x.pdf'), bytes);
-    return execFileSync('qpdf', ['--check', path.join(dir, 'x.pdf')]).toString();
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    const out = execFileSync('qpdf', ['--check', path.join(dir, 'x.pdf')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    return { code: 0, out: out.toString() };
+  } catch (error) {
+    const e = error as { status: number; stdout: Buffer; stderr: Buffer };
+    return { code: e.status, out: `${e.stdout}${e.stderr}` };
   }
 }
 
-const content = (text: string) => {
-  const ops = `BT /F1 12 Tf 50 700 Td (${text}) Tj ET`;
-  return `<< /Length ${ops.length} >>\nstream\n${ops}\nendstream`;
-};
+/** The outline's titles and the page number each points at. */
+function outline(doc: PDFDocument): Array<{ title: string; page: number }> {
+  const pages = doc.getPages().map((p) => p.ref.toString());
+  const root = doc.catalog.lookup(PDFName.of('Outlines'), PDFDict);
+  const out: Array<{ title: string; page: number }> = [];
+  let item = root.lookupMaybe(PDFName.of('First'), PDFDict);
+  while (item) {
+    const title = item.lookup(PDFName.of('Title'), PDFHexString).decodeText();
+    const dest = item.lookup(PDFName.of('Dest')) as unknown as { get(i: number): PDFRef };
+    out.push({ title, page: pages.indexOf(dest.get(0).toString()) + 1 });
+    item = item.lookupMaybe(PDFName.of('Next'), PDFDict);
+  }
+  expect(root.lookup(PDFName.of('Count'), PDFNumber).asNumber()).toBe(out.length);
+  return out;
+}
 
-describe('PDF merger', () => {
-  it('keeps attributes inherited from the page tree, strings that look like references, and updates', async () => {
-    const base = handmadePdf(
-      {
-        1: '<< /Type /Catalog /Pages 2 0 R >>',
-        2: '<< /Type /Pages /Kids [3 0 R] /Count 2 /MediaBox [0 0 200 300] /Resources << /Font << /F1 6 0 R >> >> >>',
-        3: '<< /Type /Pages /Parent 2 0 R /Kids [4 0 R 5 0 R] /Count 2 /Rotate 90 >>',
-        4: '<< /Type /Page /Parent 3 0 R /Contents 7 0 R /Note (see 1 0 R \\) and 2 0 R) >>',
-        5: '<< /Type /Page /Parent 3 0 R /Contents 8 0 R /MediaBox [0 0 400 500] >>',
-        6: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-        7: content('first'),
-        8: content('second'),
-        9: '<< /Title (Old) >>',
-      },
-      1,
-      '/Info 9 0 R ',
-    );
-    // The update replaces the second page's content: the merged file must carry the new one.
-    const updated = update(base, { 8: content('second, corrected') }, 1);
-    const merged = await merge(
-      { bytes: updated, title: 'Protocolo 1' },
-      { bytes: await pdfBytes('x', 2), title: 'Dois' },
-    );
-    expect(qpdfCheck(merged)).toContain('No syntax or stream encoding errors found');
-    const doc = await PDFDocument.load(merged);
-    const pages = doc.getPages();
-    expect(pages.map((p) => [p.getWidth(), p.getHeight(), p.getRotation().angle])).toEqual([
-      [200, 300, 90],
-      [400, 500, 90],
-      [595, 842, 0],
-      [595, 842, 0],
-    ]);
-    expect(pages[0]!.node.lookup(PDFName.of('Note'), PDFString).asString()).toBe('see 1 0 R \\) and 2 0 R');
-    expect(merged.toString('latin1')).toContain('(second, corrected)');
-    expect(merged.toString('latin1')).not.toContain('(second) Tj');
-  });
+const source = (protocolNumber: string, file: CorpusFile, asStream = false) => ({
+  protocolNumber,
+  report: `Laudo ${file.name}`,
+  resourceId: file.name,
+  size: file.bytes.length,
+  open: async () => (asStream ? Readable.from([file.bytes.subarray(0, 1000), file.bytes.subarray(1000)]) : file.bytes),
+});
 
-  it('re-saves sources with object streams and still bookmarks each document', async () => {
-    const merged = await merge(
-      { bytes: await pdfBytes('a', 1, { objectStreams: true }), title: 'Ação 1' },
-      { bytes: await pdfBytes('b', 3), title: 'B' },
-    );
-    expect(qpdfCheck(merged)).toContain('No syntax or stream encoding errors found');
-    expect((await PDFDocument.load(merged)).getPageCount()).toBe(4);
-    const text = merged.toString('latin1');
-    // UTF-16BE titles: "Ação 1" keeps its accents.
-    expect(text).toContain('<FEFF004100E700E3006F00200031>');
-    expect(text).toMatch(/\/Type \/Outlines \/First \d+ 0 R \/Last \d+ 0 R \/Count 2/);
-  });
+describe('merging report PDFs with qpdf', () => {
+  let corpus: CorpusFile[];
+  const seen = new Map<string, SeenPage[]>();
 
-  it('leaves out a document nobody can read and keeps the others', async () => {
-    const chunks: Uint8Array[] = [];
-    const merger = new PdfMerger(async (c) => void chunks.push(c));
-    await merger.begin();
-    expect(await merger.addDocument(Buffer.from('%PDF-1.4 this is not a pdf'))).toBe(false);
-    expect(await merger.addDocument(await pdfBytes('ok', 2))).toBe(true);
-    await merger.finish();
-    expect((await PDFDocument.load(Buffer.concat(chunks))).getPageCount()).toBe(2);
-  });
+  beforeAll(async () => {
+    corpus = await pdfCorpus();
+    for (const f of corpus) if (f.readable) seen.set(f.name, seePages(f.bytes));
+  }, 120_000);
 
-  it('keeps nothing of a fast copy that gave up halfway: the page is in the file once', async () => {
-    const good = handmadePdf(
-      {
-        1: '<< /Type /Catalog /Pages 2 0 R >>',
-        2: '<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 200 300] >>',
-        3: '<< /Type /Page /Parent 2 0 R /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-        4: content('only once'),
-        5: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-        6: '<< /Producer (last object) >>',
-      },
-      1,
-      '/Info 6 0 R ',
-    );
-    // The table sends the last object three bytes off: the fast copy finds out after copying the
-    // page's content, and the document is read again by the fallback.
-    const text = good.toString('latin1');
-    const real = text.indexOf('6 0 obj');
-    const damaged = Buffer.from(
-      text.replace(`${String(real).padStart(10, '0')} 00000 n`, `${String(real + 3).padStart(10, '0')} 00000 n`),
-      'latin1',
-    );
-    const merged = await merge({ bytes: damaged, title: 'Um' }, { bytes: await pdfBytes('dois', 1), title: 'Dois' });
-    expect(qpdfCheck(merged)).toContain('No syntax or stream encoding errors found');
-    expect((await PDFDocument.load(merged)).getPageCount()).toBe(2);
-    expect(merged.toString('latin1').split('(only once) Tj')).toHaveLength(2);
-  });
+  it('keeps every page of every kind of report exactly as its source shows it, with a notice for each unreadable one', async () => {
+    // Three protocols, the corpus spread over them; every other source comes as a stream.
+    const groups: MergeGroup[] = [
+      { title: '2026-000123 - João Conceição', sources: [] },
+      { title: '2026-000124 - María José Núñez', sources: [] },
+      { title: '2026-000125 - Zoë 李', sources: [] },
+    ];
+    corpus.forEach((f, i) => groups[i % 3]!.sources.push(source(`P-${i % 3}`, f, i % 2 === 1)));
+    const merged = await mergePdfs(groups, 'pt-br');
+    const bytes = await readAll(merged.body);
+    expect(bytes.length).toBe(merged.length);
 
-  it('writes a valid empty document when there is nothing to merge', async () => {
-    const merged = await merge();
-    expect(qpdfCheck(merged)).toContain('No syntax or stream encoding errors found');
-  });
+    expect(merged.leftOut.map((l) => [l.resourceId, l.reason])).toEqual(
+      groups
+        .flatMap((g) => g.sources)
+        .map((s) => corpus.find((f) => f.name === s.resourceId)!)
+        .filter((f) => !f.readable)
+        .map((f) => [
+          f.name,
+          { 'encrypted-user-password': 'password', truncated: 'damaged', 'not-a-pdf': 'not-pdf' }[f.name],
+        ]),
+    );
+    const check = qpdfCheck(bytes);
+    expect(check.code, check.out).toBe(0);
+    expect(check.out).toContain('No syntax or stream encoding errors found');
+
+    const out = seePages(bytes);
+    let at = 0;
+    const firstPages: number[] = [];
+    for (const group of groups) {
+      firstPages.push(at + 1);
+      for (const s of group.sources) {
+        const file = corpus.find((f) => f.name === s.resourceId)!;
+        if (!file.readable) {
+          const notice = out[at++]!;
+          expect(notice.text).toContain('Laudo não incluído');
+          expect(notice.text.replace(/\s+/g, ' ')).toContain(
+            `O laudo "Laudo ${file.name}" do protocolo ${s.protocolNumber}`,
+          );
+          expect(notice.text).toMatch(
+            /Motivo: o arquivo do laudo (está protegido por senha|não é um PDF|está danificado)/,
+          );
+          continue;
+        }
+        for (const [i, page] of seen.get(file.name)!.entries()) {
+          const got = out[at++];
+          expect(got, `${file.name} page ${i + 1}`).toBeDefined();
+          expect(got!.text, `${file.name} page ${i + 1} text`).toBe(page.text);
+          expect(pixelDifference(got!, page), `${file.name} page ${i + 1} rendering`).toBeLessThan(0.01);
+        }
+      }
+    }
+    expect(out).toHaveLength(at);
+    // What a reader sees in the Chromium report, accents, units and bold included.
+    expect(out[0]!.text).toContain('Médico responsável técnico:');
+    expect(out[0]!.text).toContain('0,2 mm³');
+    expect(out[0]!.text).toContain('14,2 µg/dL');
+    expect(out[0]!.text).toContain('24 cm³ (± 2)');
+    expect(out[0]!.text).toContain('36,7 °C');
+
+    const doc = await PDFDocument.load(bytes);
+    expect(outline(doc)).toEqual(groups.map((g, i) => ({ title: g.title, page: firstPages[i] })));
+    // The form field keeps its value; the hidden layer is still listed as off.
+    expect(doc.getForm().getTextField('paciente').getText()).toBe('Maria das Graças');
+  }, 120_000);
+
+  it('writes the notice in the reader’s language, and a print of only unreadable files is still a PDF', async () => {
+    const bad = corpus.filter((f) => !f.readable);
+    for (const [language, words] of [
+      ['es', ['Informe no incluido', 'contraseña']],
+      ['en', ['Report not included', 'password']],
+    ] as const) {
+      const merged = await mergePdfs([{ title: 'X-1 - Ana', sources: bad.map((f) => source('X-1', f)) }], language);
+      const bytes = await readAll(merged.body);
+      const pages = seePages(bytes);
+      expect(pages).toHaveLength(bad.length);
+      for (const w of words) expect(pages.map((p) => p.text).join('\n')).toContain(w);
+      expect(merged.leftOut).toHaveLength(bad.length);
+      expect(qpdfCheck(bytes).code).toBe(0);
+    }
+  }, 60_000);
+
+  it('merges without bookmarks when no group has a title (show all), and removes its temporary files', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'merge-tmp-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    const files = corpus.filter((f) => f.readable).slice(0, 3);
+    const merged = await mergePdfs([{ title: null, sources: files.map((f) => source('S-1', f)) }], 'pt-br').finally(
+      () => (process.env.TMPDIR = saved),
+    );
+    expect(fs.readdirSync(tmp)).toHaveLength(1);
+    const bytes = await readAll(merged.body);
+    const doc = await PDFDocument.load(bytes);
+    expect(doc.getPageCount()).toBe(files.reduce((n, f) => n + seen.get(f.name)!.length, 0));
+    expect(doc.catalog.get(PDFName.of('Outlines'))).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(fs.readdirSync(tmp)).toEqual([]);
+    fs.rmdirSync(tmp);
+  }, 60_000);
 });

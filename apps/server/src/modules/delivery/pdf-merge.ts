@@ -1,338 +1,528 @@
-import { setImmediate } from 'node:timers/promises';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
-import { PDFDocument } from 'pdf-lib';
-import { type PdfNode, PdfSyntaxError, parseValue, pdfTextString, rewriteRefs, skipWs } from './pdf-syntax.js';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { type NoticeLanguage, noticeText, type LeftOutReason } from './pdf-notice.js';
 
 /** Where merged bytes go; resolves when the consumer can take more (back-pressure). */
 export type ByteSink = (chunk: Uint8Array) => Promise<void>;
 
-interface SourceXref {
-  /** object number -> byte offset of `N G obj` */
-  offsets: Map<number, number>;
-  trailer: Map<string, PdfNode>;
-  /** Offsets of the xref sections (objects end before them). */
-  sectionOffsets: number[];
+/** A stored report to merge; `open` gives its bytes whole (read ahead) or as a stream. */
+export interface MergeSource {
+  /** What the notice page and the audit record call it: the protocol's number and the exam. */
+  protocolNumber: string;
+  report: string;
+  resourceId: string;
+  size: number;
+  open(): Promise<Buffer | Readable>;
 }
 
-class NeedsFallback extends PdfSyntaxError {}
+/** One bookmark's worth of reports (a protocol); `title: null` adds no bookmark. */
+export interface MergeGroup {
+  title: string | null;
+  sources: MergeSource[];
+}
 
-const PAGE_INHERITED = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
+export interface LeftOut {
+  resourceId: string;
+  protocolNumber: string;
+  report: string;
+  reason: LeftOutReason;
+}
 
-function parseClassicXref(s: string): SourceXref {
-  const tail = s.lastIndexOf('startxref');
-  if (tail < 0) throw new NeedsFallback('no startxref');
-  let at = Number(/startxref\s+(\d+)/.exec(s.slice(tail, tail + 40))?.[1] ?? NaN);
+export interface MergedPdf {
+  length: number;
+  leftOut: LeftOut[];
+  /** The merged file; its temporary files are removed once it has been read or destroyed. */
+  body: Readable;
+}
+
+/** Limits on what one source may cost; a source over them is left out with a notice. */
+export const MERGE_LIMITS = {
+  /** A stored report above this is not merged (a scanned 150-page report is about 150 MB). */
+  maxSourceBytes: 512 << 20,
+  /** The whole merge may take this long, plus `perSourceMs` per source, before it is stopped. */
+  baseTimeoutMs: 30_000,
+  perSourceMs: 5_000,
+  /** Reading one source alone, when a merge failed and the culprit is being looked for. */
+  checkTimeoutMs: 20_000,
+  /** Pages in one merged answer. */
+  maxPages: 20_000,
+};
+
+/**
+ * qpdf runs as a process of its own, so the merging never holds the event loop; at most two run
+ * at a time in a server process (the machine's cores), whatever the number of prints open:
+ * a print waits for its turn instead of slowing everyone's calls.
+ */
+const qpdfTurns = pLimit(2);
+
+export class QpdfMissingError extends Error {
+  constructor() {
+    super('qpdf was not found: install it (Debian: apt-get install qpdf) or set QPDF_PATH');
+  }
+}
+
+const QPDF = () => process.env.QPDF_PATH ?? 'qpdf';
+
+interface QpdfRun {
+  code: number | null;
+  stdout: Buffer;
+  stderr: string;
+  timedOut: boolean;
+}
+
+/** Runs qpdf with a deadline; stdout is kept (bounded), stderr's first 64 KiB are kept. */
+function runQpdf(args: string[], timeoutMs: number, maxStdout = 64 << 20): Promise<QpdfRun> {
+  return qpdfTurns(
+    () =>
+      new Promise<QpdfRun>((resolve, reject) => {
+        const child = spawn(QPDF(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+        const out: Buffer[] = [];
+        let outBytes = 0;
+        let err = '';
+        let timedOut = false;
+        const timer = setTimeout(() => {
+          timedOut = true;
+          child.kill('SIGKILL');
+        }, timeoutMs);
+        child.stdout.on('data', (chunk: Buffer) => {
+          outBytes += chunk.length;
+          if (outBytes > maxStdout) child.kill('SIGKILL');
+          else out.push(chunk);
+        });
+        child.stderr.on('data', (chunk: Buffer) => {
+          if (err.length < 65_536) err += chunk.toString('utf8');
+        });
+        child.on('error', (error: NodeJS.ErrnoException) => {
+          clearTimeout(timer);
+          reject(error.code === 'ENOENT' ? new QpdfMissingError() : error);
+        });
+        child.on('close', (code) => {
+          clearTimeout(timer);
+          resolve({ code, stdout: Buffer.concat(out), stderr: err, timedOut });
+        });
+      }),
+  );
+}
+
+/** The installed qpdf's version, or null when there is none (the server says so at start). */
+export async function qpdfVersion(): Promise<string | null> {
+  try {
+    const run = await runQpdf(['--version'], 10_000);
+    return /qpdf version (\S+)/.exec(run.stdout.toString())?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** What a failed read of one source tells about it, from qpdf's message. */
+async function reasonOf(message: string, file: string): Promise<LeftOutReason> {
+  if (/password/i.test(message)) return 'password';
+  // Readers accept the `%PDF-` header anywhere in the first KiB; a file without it is something else.
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const head = Buffer.alloc(1024);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return head.subarray(0, bytesRead).includes('%PDF-') ? 'damaged' : 'not-pdf';
+  } finally {
+    await handle.close();
+  }
+}
+
+let markerBytes: Promise<Buffer> | null = null;
+/** A one-page file put before each bookmarked group so its first page can be found, then dropped. */
+function marker(): Promise<Buffer> {
+  markerBytes ??= (async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    doc.addPage([7, 7]).drawRectangle({ x: 1, y: 1, width: 5, height: 5 });
+    return Buffer.from(await doc.save({ useObjectStreams: false }));
+  })();
+  return markerBytes;
+}
+
+/** The page that stands for a report that could not be included, in the reader's language. */
+async function noticePdf(left: LeftOut, language: NoticeLanguage): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  const page = doc.addPage([595.28, 841.89]);
+  const text = noticeText(language, left);
+  // Helvetica's WinAnsi covers Portuguese and Spanish; anything else is shown as "?".
+  const safe = (s: string) =>
+    [...s.normalize('NFC')].map((ch) => (font.getCharacterSet().includes(ch.codePointAt(0)!) ? ch : '?')).join('');
+  let y = 760;
+  page.drawText(safe(text.title), { x: 56, y, size: 18, font: bold });
+  y -= 36;
+  for (const line of text.lines) {
+    for (const wrapped of wrap(safe(line), (s) => font.widthOfTextAtSize(s, 12), 483)) {
+      page.drawText(wrapped, { x: 56, y, size: 12, font });
+      y -= 18;
+    }
+    y -= 8;
+  }
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
+}
+
+function wrap(text: string, width: (s: string) => number, max: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    const next = line ? `${line} ${word}` : word;
+    if (line && width(next) > max) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** A JSON v2 value from qpdf written back as PDF syntax. */
+function pdfValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'string') {
+    if (v.startsWith('u:'))
+      return `<${Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(v.slice(2), 'utf16le').swap16()]).toString('hex')}>`;
+    if (v.startsWith('b:')) return `<${v.slice(2)}>`;
+    // names (/Type) and references (3 0 R) are written as they are given.
+    return v;
+  }
+  if (Array.isArray(v)) return `[${v.map(pdfValue).join(' ')}]`;
+  return `<<${Object.entries(v as Record<string, unknown>)
+    .map(([k, x]) => `${k} ${pdfValue(x)}`)
+    .join(' ')}>>`;
+}
+
+/** A text string for a bookmark title (UTF-16BE with its mark, any script). */
+function textString(s: string): string {
+  return pdfValue(`u:${s}`);
+}
+
+interface QpdfJson {
+  pages: Array<{ object: string; contents: string[] }>;
+  qpdf: [{ maxobjectid: number }, Record<string, { value: Record<string, unknown> }>];
+}
+
+/** The key a source's layers carry through the merge: their state in their own document. */
+const LAYER_STATE = '/PortalLayerState';
+
+/**
+ * Adds to qpdf's output, without rewriting it, what `--pages` does not carry: an incremental
+ * update (appended after qpdf's last byte) with a page tree without the marker pages, an outline
+ * with a bookmark per titled group, and the layers' default states (which of them are hidden).
+ */
+async function finalUpdate(
+  file: string,
+  fileLength: number,
+  groups: Array<{ title: string | null }> | null,
+  layers: boolean,
+  timeoutMs: number,
+) {
+  const run = await runQpdf(
+    [
+      '--json=2',
+      '--json-key=pages',
+      '--json-key=qpdf',
+      // Every object only when layers are to be found among them; else the catalog is enough.
+      ...(layers ? [] : ['--json-object=trailer', '--json-object=1']),
+      file,
+    ],
+    timeoutMs,
+    layers ? 512 << 20 : 64 << 20,
+  );
+  if (run.code !== 0 && run.code !== 3)
+    throw new Error(`qpdf could not read its own output: ${run.stderr.slice(0, 500)}`);
+  const json = JSON.parse(run.stdout.toString('utf8')) as QpdfJson;
+  const objects = json.qpdf[1];
+  const trailer = objects['trailer']?.value ?? {};
+  const rootRef = String(trailer['/Root']);
+  const rootId = Number(rootRef.split(' ')[0]);
+  const catalog = objects[`obj:${rootRef}`]?.value;
+  if (!catalog) throw new Error(`merged file's catalog is ${rootRef}, not object 1`);
+  const pagesId = Number(String(catalog['/Pages']).split(' ')[0]);
+  // Marker pages all share the marker's content stream; every group starts with one.
+  const markerContents = groups ? json.pages[0]?.contents.join(' ') : undefined;
+  const kept: string[] = [];
+  const firstPageOf: Array<string | undefined> = [];
+  let group = -1;
+  for (const page of json.pages) {
+    if (markerContents !== undefined && page.contents.join(' ') === markerContents) {
+      group++;
+      firstPageOf[group] = undefined;
+      continue;
+    }
+    firstPageOf[group] ??= page.object;
+    kept.push(page.object);
+  }
+  if (groups && group !== groups.length - 1) throw new Error(`found ${group + 1} markers for ${groups.length} groups`);
+  let nextId = json.qpdf[0].maxobjectid + 1;
+  const outlineId = nextId++;
+  const items = (groups ?? [])
+    .map((g, i) => ({ title: g.title, page: firstPageOf[i] }))
+    .filter((g): g is { title: string; page: string } => g.title !== null && g.page !== undefined)
+    .map((g) => ({ ...g, id: nextId++ }));
+  const objectsOut: Array<[number, string]> = [
+    [pagesId, `<< /Type /Pages /Kids [${kept.join(' ')}] /Count ${kept.length} >>`],
+    [
+      outlineId,
+      items.length > 0
+        ? `<< /Type /Outlines /First ${items[0]!.id} 0 R /Last ${items.at(-1)!.id} 0 R /Count ${items.length} >>`
+        : '<< /Type /Outlines /Count 0 >>',
+    ],
+    ...items.map((item, i): [number, string] => [
+      item.id,
+      `<< /Title ${textString(item.title)} /Parent ${outlineId} 0 R${i > 0 ? ` /Prev ${items[i - 1]!.id} 0 R` : ''}${
+        i < items.length - 1 ? ` /Next ${items[i + 1]!.id} 0 R` : ''
+      } /Dest [${item.page} /Fit] >>`,
+    ]),
+    [
+      rootId,
+      pdfValue({
+        ...catalog,
+        '/Outlines': `${outlineId} 0 R`,
+        ...(items.length > 0 ? { '/PageMode': '/UseOutlines' } : {}),
+        ...(layers ? layerProperties(objects) : {}),
+      }),
+    ],
+  ];
+  const startxref = await lastStartxref(file, fileLength);
+  let body = '\n';
   const offsets = new Map<number, number>();
-  const sectionOffsets: number[] = [];
-  let trailer: Map<string, PdfNode> | null = null;
-  const seen = new Set<number>();
-  while (Number.isFinite(at) && !seen.has(at)) {
-    seen.add(at);
-    let i = skipWs(s, at);
-    if (!s.startsWith('xref', i)) throw new NeedsFallback('cross-reference stream');
-    sectionOffsets.push(at);
-    i += 4;
-    for (;;) {
-      i = skipWs(s, i);
-      if (s.startsWith('trailer', i)) break;
-      const head = /(\d+)\s+(\d+)/y;
-      head.lastIndex = i;
-      const m = head.exec(s);
-      if (!m) throw new NeedsFallback('bad xref subsection');
-      const first = Number(m[1]);
-      const count = Number(m[2]);
-      i = head.lastIndex;
-      const entry = /\s*(\d{10})\s(\d{5})\s([nf])/y;
-      for (let n = 0; n < count; n++) {
-        entry.lastIndex = i;
-        const e = entry.exec(s);
-        if (!e) throw new NeedsFallback('bad xref entry');
-        i = entry.lastIndex;
-        const num = first + n;
-        // Later sections (read first) win over the ones they update.
-        if (e[3] === 'n' && !offsets.has(num)) offsets.set(num, Number(e[1]));
-        else if (e[3] === 'f' && !offsets.has(num)) offsets.set(num, -1);
-      }
-    }
-    const dict = parseValue(s, i + 'trailer'.length);
-    if (dict.k !== 'dict') throw new NeedsFallback('bad trailer');
-    if (dict.entries.has('Encrypt') || dict.entries.has('XRefStm')) throw new NeedsFallback('encrypted or hybrid');
-    trailer ??= dict.entries;
-    const prev = dict.entries.get('Prev');
-    at = prev?.k === 'num' ? prev.v : NaN;
+  for (const [id, text] of objectsOut) {
+    offsets.set(id, fileLength + Buffer.byteLength(body, 'latin1'));
+    body += `${id} 0 obj\n${text}\nendobj\n`;
   }
-  if (!trailer) throw new NeedsFallback('no trailer');
-  for (const [num, off] of offsets) if (off < 0) offsets.delete(num);
-  return { offsets, trailer, sectionOffsets };
+  const xrefAt = fileLength + Buffer.byteLength(body, 'latin1');
+  body += 'xref\n';
+  for (const id of [...offsets.keys()].sort((a, b) => a - b)) {
+    body += `${id} 1\n${String(offsets.get(id)).padStart(10, '0')} 00000 n\r\n`;
+  }
+  const id = trailer['/ID'] ? ` /ID ${pdfValue(trailer['/ID'])}` : '';
+  body += `trailer\n<< /Size ${nextId} /Root ${rootRef} /Prev ${startxref}${id} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  // Titles are ASCII-safe here: every non-ASCII character went into a hex string above.
+  return { update: Buffer.from(body, 'latin1'), pages: kept.length };
+}
+
+/** The catalog's optional content: every layer the sources had, hidden where its source hid it. */
+function layerProperties(objects: Record<string, { value?: unknown }>): Record<string, unknown> {
+  const all: string[] = [];
+  const off: string[] = [];
+  for (const [key, object] of Object.entries(objects)) {
+    const value = object.value as Record<string, unknown> | undefined;
+    if (!key.startsWith('obj:') || typeof value !== 'object' || value === null || value['/Type'] !== '/OCG') continue;
+    const ref = key.slice(4);
+    all.push(ref);
+    if (value[LAYER_STATE] === '/OFF') off.push(ref);
+  }
+  if (all.length === 0) return {};
+  return { '/OCProperties': { '/OCGs': all, '/D': { '/Order': all, '/OFF': off } } };
 }
 
 /**
- * Where the `endobj` of a stream object starts. The data length comes from /Length (direct or
- * indirect) and is checked against the `endstream` that must follow; a wrong or missing length
- * falls back to the first `endstream` after the data start, as readers do.
+ * A source's layers (optional content groups) are marked with the state its catalog gives them,
+ * since `--pages` keeps the layers but not the catalog that says which are hidden. Returns the
+ * marked copy, or null when the source has no layers.
  */
-function endOfStreamObject(s: string, streamKeyword: number, dict: PdfNode, bodyOf: (num: number) => PdfNode): number {
-  let dataStart = streamKeyword + 'stream'.length;
-  if (s[dataStart] === '\r') dataStart++;
-  if (s[dataStart] === '\n') dataStart++;
-  let length: number | undefined;
-  const lengthNode = dict.k === 'dict' ? dict.entries.get('Length') : undefined;
-  if (lengthNode?.k === 'num') length = lengthNode.v;
-  else if (lengthNode?.k === 'ref') {
-    const target = bodyOf(lengthNode.num);
-    if (target.k === 'num') length = target.v;
+async function markLayers(file: string, timeoutMs: number): Promise<string | null> {
+  const run = await runQpdf(['--json=2', '--json-key=qpdf', file], timeoutMs, 512 << 20);
+  if (run.code !== 0 && run.code !== 3) return null;
+  const json = JSON.parse(run.stdout.toString('utf8')) as QpdfJson;
+  const objects = json.qpdf[1];
+  const resolve = (v: unknown): unknown =>
+    typeof v === 'string' && /^\d+ \d+ R$/.test(v) ? objects[`obj:${v}`]?.value : v;
+  const dict = (v: unknown) => {
+    const r = resolve(v);
+    return typeof r === 'object' && r !== null && !Array.isArray(r) ? (r as Record<string, unknown>) : undefined;
+  };
+  const refs = (v: unknown) => {
+    const r = resolve(v);
+    return Array.isArray(r) ? r.filter((x): x is string => typeof x === 'string') : [];
+  };
+  const properties = dict(dict(dict(objects['trailer']?.value)?.['/Root'])?.['/OCProperties']);
+  if (!properties) return null;
+  const config = dict(properties['/D']) ?? {};
+  const on = refs(config['/ON']);
+  const off = refs(config['/OFF']);
+  const hiddenByDefault = config['/BaseState'] === '/OFF';
+  const update: Record<string, { value: Record<string, unknown> }> = {};
+  for (const ref of refs(properties['/OCGs'])) {
+    const value = dict(ref);
+    if (!value) continue;
+    const hidden = hiddenByDefault ? !on.includes(ref) : off.includes(ref);
+    update[`obj:${ref}`] = { value: { ...value, [LAYER_STATE]: hidden ? '/OFF' : '/ON' } };
   }
-  let endStream = -1;
-  if (length !== undefined && s.startsWith('endstream', skipWs(s, dataStart + length))) {
-    endStream = skipWs(s, dataStart + length);
-  } else {
-    endStream = s.indexOf('endstream', dataStart);
-  }
-  const endObj = endStream < 0 ? -1 : s.indexOf('endobj', endStream);
-  if (endObj < 0) throw new NeedsFallback('stream without end');
-  return endObj;
+  if (Object.keys(update).length === 0) return null;
+  const updateFile = `${file}.layers.json`;
+  const marked = `${file}.layers.pdf`;
+  await fs.promises.writeFile(updateFile, JSON.stringify({ qpdf: [{ jsonversion: 2 }, update] }));
+  const rewrite = await runQpdf(['--decrypt', file, `--update-from-json=${updateFile}`, marked], timeoutMs);
+  return rewrite.code === 0 || rewrite.code === 3 ? marked : null;
 }
 
-/** Re-saves a PDF pdf-lib can read with a classic cross-reference table and no object streams. */
-async function normalise(bytes: Uint8Array): Promise<Buffer> {
-  const src = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false });
-  const out = await PDFDocument.create({ updateMetadata: false });
-  const pages = await out.copyPages(src, src.getPageIndices());
-  for (const p of pages) out.addPage(p);
-  return Buffer.from(await out.save({ useObjectStreams: false, addDefaultPage: false }));
+/** Whether qpdf's output (no object streams, not encrypted: its dictionaries are plain) has layers. */
+async function hasLayers(file: string): Promise<boolean> {
+  let tail = '';
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 })) {
+    const text = tail + (chunk as Buffer).toString('latin1');
+    if (text.includes('/OCG')) return true;
+    tail = text.slice(-8);
+  }
+  return false;
+}
+
+async function lastStartxref(file: string, length: number): Promise<number> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const tail = Buffer.alloc(Math.min(length, 1024));
+    await handle.read(tail, 0, tail.length, length - tail.length);
+    const m = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail.toString('latin1'));
+    if (!m) throw new Error('merged file has no startxref');
+    return Number(m[1]);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function writeSource(file: string, source: MergeSource): Promise<void> {
+  const body = await source.open();
+  if (Buffer.isBuffer(body)) await fs.promises.writeFile(file, body);
+  else await pipeline(body, fs.createWriteStream(file));
 }
 
 /**
- * Merging is the part of a print that keeps the processor busy. However many merges are open, at
- * most two documents are merged at a time in a server process, each starting in a turn of the
- * event loop of its own, so other users' calls are answered between them instead of waiting
- * behind whole merges.
+ * Merges stored PDFs into one with qpdf (the program, a process per merge): every page of every
+ * source in order, as its source shows it. A source qpdf cannot read (a password, damage past
+ * repair, not a PDF, over the limits) is replaced by a page saying which report of which
+ * protocol is missing and why, in `language`; the answer lists them. Groups with a title get a
+ * bookmark at their first page.
  */
-const documentTurns = pLimit(2);
-
-/**
- * Merges PDFs into one by copying each source object's bytes with renumbered ids: no object is
- * decoded, so a report costs about what reading it does. Sources with cross-reference streams,
- * object streams or encryption are first re-saved by pdf-lib. A document's output is gathered
- * while it is merged and goes to `sink` after its turn, so a slow reader never holds a turn; only
- * one source file and its output are held in memory at a time.
- */
-export class PdfMerger {
-  private offset = 0;
-  private nextId = 4;
-  private readonly xref: number[] = [];
-  private readonly pages: number[] = [];
-  private readonly bookmarks: Array<{ title: string; page: number }> = [];
-  private pendingTitle: string | null = null;
-  private static readonly PAGES_ID = 1;
-  private static readonly CATALOG_ID = 2;
-  private static readonly OUTLINES_ID = 3;
-
-  constructor(private readonly sink: ByteSink) {}
-
-  private buffered: Uint8Array[] = [];
-
-  private write(chunk: Uint8Array): void {
-    this.offset += chunk.length;
-    this.buffered.push(chunk);
+export async function mergePdfs(groups: MergeGroup[], language: NoticeLanguage): Promise<MergedPdf> {
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'portal-merge-'));
+  const cleanup = () => fs.promises.rm(dir, { recursive: true, force: true });
+  try {
+    return await mergeIn(dir, groups, language, cleanup);
+  } catch (error) {
+    await cleanup();
+    throw error;
   }
+}
 
-  private writeObject(id: number, parts: Uint8Array[]): void {
-    this.xref[id] = this.offset;
-    for (const p of parts) this.write(p);
+async function mergeIn(
+  dir: string,
+  groups: MergeGroup[],
+  language: NoticeLanguage,
+  cleanup: () => Promise<void>,
+): Promise<MergedPdf> {
+  const bookmarks = groups.some((g) => g.title !== null);
+  const markerFile = path.join(dir, 'marker.pdf');
+  if (bookmarks) await fs.promises.writeFile(markerFile, await marker());
+  interface Slot {
+    source: MergeSource;
+    file: string;
+    left?: LeftOutReason;
   }
-
-  /** Hands the gathered output to the sink, waiting for it as it asks. */
-  private async drain(): Promise<void> {
-    const chunks = this.buffered;
-    this.buffered = [];
-    for (const chunk of chunks) await this.sink(chunk);
-  }
-
-  async begin(): Promise<void> {
-    this.write(Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1'));
-    await this.drain();
-  }
-
-  /** The next page added starts a bookmark with this title. */
-  bookmark(title: string): void {
-    this.pendingTitle = title;
-  }
-
-  get pageCount(): number {
-    return this.pages.length;
-  }
-
-  /**
-   * Appends a document's pages. Returns false, having added no page, when neither the fast copy
-   * nor pdf-lib can read it: one damaged report must not cost the reader the others.
-   */
-  async addDocument(bytes: Buffer): Promise<boolean> {
-    const added = await documentTurns(async () => {
-      await setImmediate();
-      return this.append(bytes);
-    });
-    await this.drain();
-    return added;
-  }
-
-  private async append(bytes: Buffer): Promise<boolean> {
-    const mark = { offset: this.offset, nextId: this.nextId, buffered: this.buffered.length };
-    try {
-      this.copy(bytes);
-      return true;
-    } catch (error) {
-      // Only a source we cannot parse goes to pdf-lib; a failing output is the caller's problem.
-      if (!(error instanceof PdfSyntaxError)) throw error;
-      // What the fast copy wrote before it gave up is taken back: no orphan objects in the file.
-      this.offset = mark.offset;
-      this.nextId = mark.nextId;
-      this.xref.length = Math.min(this.xref.length, mark.nextId);
-      this.buffered.length = mark.buffered;
+  const order: Array<Slot | 'marker'> = [];
+  const slots: Slot[] = [];
+  for (const group of groups) {
+    if (bookmarks) order.push('marker');
+    for (const source of group.sources) {
+      const slot: Slot = { source, file: path.join(dir, `s${slots.length}.pdf`) };
+      if (source.size > MERGE_LIMITS.maxSourceBytes) slot.left = 'too-large';
+      else await writeSource(slot.file, source);
+      slots.push(slot);
+      order.push(slot);
     }
-    let normalised: Buffer;
-    try {
-      normalised = await normalise(new Uint8Array(bytes));
-    } catch {
-      return false;
-    }
-    // pdf-lib's own output is always readable by the fast copy; if it ever is not, the merge fails.
-    this.copy(normalised);
-    return true;
   }
+  const leaveOut = async (slot: Slot, reason: LeftOutReason) => {
+    slot.left = reason;
+    slot.file = path.join(dir, `notice-${slots.indexOf(slot)}.pdf`);
+    await fs.promises.writeFile(slot.file, await noticePdf({ ...describe(slot.source), reason }, language));
+  };
+  for (const slot of slots) if (slot.left) await leaveOut(slot, slot.left);
 
-  private copy(bytes: Buffer): void {
-    const s = bytes.toString('latin1');
-    const { offsets, trailer } = parseClassicXref(s);
-    const root = trailer.get('Root');
-    if (root?.k !== 'ref') throw new NeedsFallback('no catalog');
-
-    const bodyOf = (num: number): PdfNode => {
-      const off = offsets.get(num);
-      if (off === undefined) throw new NeedsFallback(`missing object ${num}`);
-      const head = /\s*(\d+)\s+(\d+)\s+obj/y;
-      head.lastIndex = off;
-      if (!head.exec(s)) throw new NeedsFallback(`object ${num} not at its offset`);
-      return parseValue(s, head.lastIndex);
-    };
-    const catalog = bodyOf(root.num);
-    const pagesRef = catalog.k === 'dict' ? catalog.entries.get('Pages') : undefined;
-    if (pagesRef?.k !== 'ref') throw new NeedsFallback('no page tree');
-
-    // Walk the page tree in order, remembering the attributes each page inherits.
-    const treeNodes = new Set<number>([root.num]);
-    const leaves: Array<{ num: number; inherited: Map<string, { s: string }> }> = [];
-    const walk = (num: number, inherited: Map<string, { s: string }>, depth: number) => {
-      if (depth > 64 || treeNodes.has(num)) throw new NeedsFallback('page tree loop');
-      const node = bodyOf(num);
-      if (node.k !== 'dict') throw new NeedsFallback('page node is not a dictionary');
-      const type = node.entries.get('Type');
-      const kids = node.entries.get('Kids');
-      if (type?.k === 'name' && type.v === 'Pages' && kids?.k === 'array') {
-        treeNodes.add(num);
-        const next = new Map(inherited);
-        for (const key of PAGE_INHERITED) {
-          const v = node.entries.get(key);
-          if (v) next.set(key, { s: s.slice(v.start, v.end) });
-        }
-        for (const kid of kids.items) {
-          if (kid.k !== 'ref') throw new NeedsFallback('page kid is not a reference');
-          walk(kid.num, next, depth + 1);
-        }
-      } else {
-        leaves.push({ num, inherited });
+  const out = path.join(dir, 'merged.pdf');
+  const timeoutMs = MERGE_LIMITS.baseTimeoutMs + MERGE_LIMITS.perSourceMs * slots.length;
+  const merge = async () => {
+    for (let attempt = 0; ; attempt++) {
+      const files = order.map((o) => (o === 'marker' ? markerFile : o.file));
+      const run = await runQpdf(
+        ['--empty', '--object-streams=disable', '--warning-exit-0', '--no-warn', '--pages', ...files, '--', out],
+        timeoutMs,
+      );
+      if (run.code === 0 || run.code === 3) return;
+      // qpdf names the file it could not read: that source becomes a notice and the merge runs again.
+      const named = slots.find((s) => !s.left && run.stderr.includes(`${s.file}:`));
+      if (named && !run.timedOut && attempt < slots.length) {
+        const line = run.stderr
+          .split('\n')
+          .filter((l) => l.startsWith(`qpdf: ${named.file}:`))
+          .join(' ');
+        await leaveOut(named, await reasonOf(line || run.stderr, named.file));
+        continue;
       }
-    };
-    walk(pagesRef.num, new Map(), 0);
-
-    // Renumber every object except the old catalog and page-tree nodes, which are replaced.
-    const ids = new Map<number, number>();
-    const ordered = [...offsets.entries()].sort((a, b) => a[1] - b[1]);
-    for (const [num] of ordered) if (!treeNodes.has(num)) ids.set(num, this.nextId++);
-    const map = (num: number) => ids.get(num);
-    const leafSet = new Map(leaves.map((l) => [l.num, l]));
-    for (const [num, off] of ordered) {
-      const id = ids.get(num);
-      if (id === undefined) continue;
-      const head = /\s*(\d+)\s+(\d+)\s+obj/y;
-      head.lastIndex = off;
-      if (!head.exec(s)) throw new NeedsFallback(`object ${num} not at its offset`);
-      const value = parseValue(s, head.lastIndex);
-      const leaf = leafSet.get(num);
-      let text: string;
-      if (leaf && value.k === 'dict') {
-        let dict = '<<';
-        for (const [key, v] of value.entries) {
-          if (key === 'Parent') continue;
-          dict += `/${key} ${rewriteRefs(s, v.start, v.end, map)}\n`;
-        }
-        for (const [key, v] of leaf.inherited) {
-          if (!value.entries.has(key)) dict += `/${key} ${rewriteRefs(v.s, 0, v.s.length, map)}\n`;
-        }
-        text = `${dict}/Parent ${PdfMerger.PAGES_ID} 0 R>>`;
-      } else {
-        text = rewriteRefs(s, value.start, value.end, map);
-      }
-      const after = skipWs(s, value.end);
-      const parts: Uint8Array[] = [Buffer.from(`${id} 0 obj\n${text}\n`, 'latin1')];
-      if (s.startsWith('stream', after)) {
-        const endObj = endOfStreamObject(s, after, value, bodyOf);
-        parts.push(bytes.subarray(after, endObj));
-      }
-      parts.push(Buffer.from('endobj\n', 'latin1'));
-      this.writeObject(id, parts);
+      // A merge that ran out of time (or failed without naming a file): each source is read on
+      // its own, with a deadline of its own, and the ones that fail are left out.
+      let found = false;
+      await Promise.all(
+        slots
+          .filter((s) => !s.left)
+          .map(async (slot) => {
+            const check = await runQpdf(['--show-npages', slot.file], MERGE_LIMITS.checkTimeoutMs);
+            if (check.timedOut) {
+              found = true;
+              await leaveOut(slot, 'timeout');
+            } else if (check.code !== 0 && check.code !== 3) {
+              found = true;
+              await leaveOut(slot, await reasonOf(check.stderr, slot.file));
+            }
+          }),
+      );
+      if (!found) throw new Error(run.timedOut ? 'merging timed out' : `qpdf failed: ${run.stderr.slice(0, 500)}`);
     }
-    // Pages are listed in tree order, not file order; a bookmark points at the first of them.
-    const docPages = leaves.map((l) => ids.get(l.num)).filter((id): id is number => id !== undefined);
-    this.pages.push(...docPages);
-    if (this.pendingTitle !== null && docPages[0] !== undefined) {
-      this.bookmarks.push({ title: this.pendingTitle, page: docPages[0] });
-      this.pendingTitle = null;
-    }
+  };
+  await merge();
+  // Rare in reports, layers cost a second merge: each source with layers is marked first.
+  let layers = false;
+  if (await hasLayers(out)) {
+    await Promise.all(
+      slots
+        .filter((s) => !s.left)
+        .map(async (slot) => {
+          const marked = await markLayers(slot.file, MERGE_LIMITS.checkTimeoutMs);
+          if (marked) {
+            slot.file = marked;
+            layers = true;
+          }
+        }),
+    );
+    if (layers) await merge();
   }
-
-  /** Writes the page tree, outline, catalog, cross-reference table and trailer. */
-  async finish(): Promise<void> {
-    const enc = (t: string) => Buffer.from(t, 'latin1');
-    this.writeObject(PdfMerger.PAGES_ID, [
-      enc(
-        `${PdfMerger.PAGES_ID} 0 obj\n<</Type /Pages /Count ${this.pages.length} /Kids [${this.pages
-          .map((p) => `${p} 0 R`)
-          .join(' ')}]>>\nendobj\n`,
-      ),
-    ]);
-    const itemIds = this.bookmarks.map(() => this.nextId++);
-    for (const [i, mark] of this.bookmarks.entries()) {
-      const id = itemIds[i]!;
-      const prev = i > 0 ? `/Prev ${itemIds[i - 1]} 0 R ` : '';
-      const next = i < itemIds.length - 1 ? `/Next ${itemIds[i + 1]} 0 R ` : '';
-      this.writeObject(id, [
-        enc(
-          `${id} 0 obj\n<</Title ${pdfTextString(mark.title)} /Parent ${PdfMerger.OUTLINES_ID} 0 R ${prev}${next}/Dest [${mark.page} 0 R /Fit]>>\nendobj\n`,
-        ),
-      ]);
-    }
-    const outline =
-      itemIds.length > 0 ? `/First ${itemIds[0]} 0 R /Last ${itemIds.at(-1)} 0 R /Count ${itemIds.length}` : '/Count 0';
-    this.writeObject(PdfMerger.OUTLINES_ID, [
-      enc(`${PdfMerger.OUTLINES_ID} 0 obj\n<</Type /Outlines ${outline}>>\nendobj\n`),
-    ]);
-    this.writeObject(PdfMerger.CATALOG_ID, [
-      enc(
-        `${PdfMerger.CATALOG_ID} 0 obj\n<</Type /Catalog /Pages ${PdfMerger.PAGES_ID} 0 R /Outlines ${PdfMerger.OUTLINES_ID} 0 R${
-          itemIds.length > 0 ? ' /PageMode /UseOutlines' : ''
-        }>>\nendobj\n`,
-      ),
-    ]);
-    const xrefAt = this.offset;
-    const size = this.nextId;
-    let table = `xref\n0 ${size}\n0000000000 65535 f\r\n`;
-    for (let id = 1; id < size; id++) {
-      const off = this.xref[id];
-      table += off === undefined ? '0000000000 65535 f\r\n' : `${String(off).padStart(10, '0')} 00000 n\r\n`;
-    }
-    table += `trailer\n<</Size ${size} /Root ${PdfMerger.CATALOG_ID} 0 R>>\nstartxref\n${xrefAt}\n%%EOF\n`;
-    this.write(enc(table));
-    await this.drain();
+  const length = (await fs.promises.stat(out)).size;
+  let update = Buffer.alloc(0);
+  if (bookmarks || layers) {
+    const added = await finalUpdate(out, length, bookmarks ? groups : null, layers, timeoutMs);
+    if (added.pages > MERGE_LIMITS.maxPages) throw new Error(`merged file has ${added.pages} pages`);
+    update = added.update;
   }
+  const body = new PassThrough({ highWaterMark: 1 << 20 });
+  const done = () => void cleanup();
+  body.once('close', done);
+  pipeline(fs.createReadStream(out, { highWaterMark: 1 << 20 }), body, { end: false })
+    .then(() => body.end(update))
+    .catch((error: unknown) => body.destroy(error as Error));
+  return {
+    length: length + update.length,
+    leftOut: slots.filter((s) => s.left).map((s) => ({ ...describe(s.source), reason: s.left! })),
+    body,
+  };
+}
+
+function describe(source: MergeSource): Omit<LeftOut, 'reason'> {
+  return { resourceId: source.resourceId, protocolNumber: source.protocolNumber, report: source.report };
 }

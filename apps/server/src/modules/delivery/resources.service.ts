@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { PassThrough } from 'node:stream';
+import { EXAM_TIME_ZONE_OFFSET_MINUTES } from '@portal/shared/limits';
 import { ServerMessage } from '@portal/shared/errors';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
@@ -20,7 +20,11 @@ import {
   type ServedExam,
   servedExams,
 } from './delivery.service.js';
-import { PdfMerger } from './pdf-merge.js';
+import { type LeftOut, type MergeSource, mergePdfs } from './pdf-merge.js';
+import { noticeLanguage } from './pdf-notice.js';
+
+/** How many reports a merged PDF could not include (each has a page saying so in its place). */
+export const REPORTS_LEFT_OUT_HEADER = 'x-reports-left-out';
 
 export interface FileAnswer {
   status: 200 | 206;
@@ -72,6 +76,11 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   return { start, end };
 }
 
+/** What an audit record says of the reports a merged PDF could not include (nothing when none). */
+export function leftOutTrace(leftOut: readonly LeftOut[]): { leftOut?: Array<{ id: string; reason: string }> } {
+  return leftOut.length > 0 ? { leftOut: leftOut.map((l) => ({ id: l.resourceId, reason: l.reason })) } : {};
+}
+
 /** Finds a resource the viewer may open: authorise the protocol first, then the exam's serving rules. */
 async function authoriseResource(ctx: AppContext, viewer: DeliveryViewer, resourceId: string, kind: ResourceKind) {
   const found = await resourceWithExam(ctx.db, resourceId);
@@ -93,6 +102,7 @@ async function audit(
   protocol: ProtocolRow,
   event: string,
   resources: ResourceRow[],
+  leftOut: readonly LeftOut[] = [],
 ) {
   const institution = await institutionOf(ctx, viewer, protocol.institutionId);
   await recordAudit(
@@ -104,6 +114,7 @@ async function audit(
         type: 'RESOURCE',
         protocolNumber: protocol.number,
         resources: resources.map((r) => ({ id: r.id, type: r.type, identifier: r.identifier })),
+        ...leftOutTrace(leftOut),
       },
       protocolId: protocol.id,
       systemUser: auditUser(viewer),
@@ -194,12 +205,55 @@ export function printableReports(exams: readonly ServedExam[]): Array<{ exam: Se
   return out;
 }
 
-/** Stored files read whole, in the order given, ahead of the merge or zip that writes them. */
-export function storedFiles(ctx: AppContext, resources: ReadonlyArray<{ storageKey: string; size: number }>) {
-  return readAhead(
-    resources,
+/** Files up to this size are read whole and ahead of the merge or zip; larger ones are streamed. */
+export const READ_AHEAD_MAX_FILE = 1 << 20;
+
+/**
+ * How each stored file is opened, in the order given: small files are read whole ahead of the
+ * one being written (`lib/read-ahead.ts`), large ones streamed when their turn comes, so memory
+ * stays flat. Each `open` must be called once, in order.
+ */
+export function storedFileOpeners(
+  ctx: AppContext,
+  resources: ReadonlyArray<{ storageKey: string; size: number }>,
+): Array<() => Promise<Buffer | Readable>> {
+  const small = resources.filter((r) => r.size <= READ_AHEAD_MAX_FILE);
+  const ahead = readAhead(
+    small,
     (r) => r.size,
     (r) => ctx.storage.read(r.storageKey),
+  );
+  return resources.map((r) => () => (r.size <= READ_AHEAD_MAX_FILE ? ahead.next() : ctx.storage.get(r.storageKey)));
+}
+
+/** The exam's date in Brazil's time, `yyyy-mm-dd`, or null when it was not performed yet. */
+export function examDate(performedAt: string | null): string | null {
+  if (!performedAt) return null;
+  const local = new Date(new Date(performedAt).getTime() + EXAM_TIME_ZONE_OFFSET_MINUTES * 60_000);
+  return Number.isNaN(local.getTime()) ? null : local.toISOString().slice(0, 10);
+}
+
+/** The reports of protocols as merge sources, named as a notice page calls them. */
+export function mergeSources(
+  ctx: AppContext,
+  groups: ReadonlyArray<{ protocol: ProtocolRow; reports: ReadonlyArray<{ exam: ServedExam; resource: ResourceRow }> }>,
+): MergeSource[][] {
+  const openers = storedFileOpeners(
+    ctx,
+    groups.flatMap((g) => g.reports.map((r) => r.resource)),
+  );
+  let i = 0;
+  return groups.map(({ protocol, reports }) =>
+    reports.map(({ exam, resource }) => {
+      const date = examDate(exam.row.performedAt);
+      return {
+        protocolNumber: protocol.number,
+        report: date ? `${exam.row.description}, ${date.split('-').reverse().join('/')}` : exam.row.description,
+        resourceId: resource.id,
+        size: resource.size,
+        open: openers[i++]!,
+      };
+    }),
   );
 }
 
@@ -212,50 +266,43 @@ async function showAll(
 ): Promise<FileAnswer> {
   const exams = (await servedExams(ctx, viewer, [protocol])).get(protocol.id) ?? [];
   const reports = printableReports(exams);
-  const key = readerKey(viewer, protocol);
-  if (key) {
-    await markRead(
-      ctx.db,
-      key,
-      reports.map((r) => r.exam.row.id),
-      ctx.clock.now().toISOString(),
-    );
-  }
-  await audit(
-    ctx,
-    request,
-    viewer,
-    protocol,
-    'VIEW_REPORT',
-    reports.map((r) => r.resource),
+  // Merged before anything is recorded: the trace lists what could not be included.
+  const [sources] = mergeSources(ctx, [{ protocol, reports }]);
+  const merged = await mergePdfs(
+    [{ title: null, sources: sources! }],
+    noticeLanguage(request.headers['accept-language']),
   );
-  const body = new PassThrough();
-  const merger = new PdfMerger(async (chunk) => {
-    if (!body.write(chunk)) await new Promise((resolve) => body.once('drain', resolve));
-  });
-  void (async () => {
-    await merger.begin();
-    const files = storedFiles(
-      ctx,
-      reports.map((r) => r.resource),
-    );
-    for (const r of reports) {
-      if (!(await merger.addDocument(await files.next()))) {
-        ctx.log.warn({ resourceId: r.resource.id }, 'unreadable PDF left out of a merge');
-      }
+  try {
+    const key = readerKey(viewer, protocol);
+    if (key) {
+      await markRead(
+        ctx.db,
+        key,
+        reports.map((r) => r.exam.row.id),
+        ctx.clock.now().toISOString(),
+      );
     }
-    await merger.finish();
-    body.end();
-  })().catch((error: unknown) => {
-    ctx.log.error({ err: error }, 'merging reports failed');
-    body.destroy(error as Error);
-  });
+    await audit(
+      ctx,
+      request,
+      viewer,
+      protocol,
+      'VIEW_REPORT',
+      reports.map((r) => r.resource),
+      merged.leftOut,
+    );
+  } catch (error) {
+    merged.body.destroy();
+    throw error;
+  }
   return {
     status: 200,
     headers: {
       'content-type': 'application/pdf',
       'content-disposition': `attachment; filename="${fileName(protocol.number, 'reports')}.pdf"`,
+      'content-length': String(merged.length),
+      [REPORTS_LEFT_OUT_HEADER]: String(merged.leftOut.length),
     },
-    body,
+    body: merged.body,
   };
 }
