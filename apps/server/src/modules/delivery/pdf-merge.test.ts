@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { PDFRef } from 'pdf-lib';
-import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber } from 'pdf-lib';
+import { PDFDict, PDFDocument, type PDFHexString, PDFName, PDFNumber, type PDFString } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pixelDifference, seePages, type SeenPage } from '../../test/pdf-compare.js';
 import { type CorpusFile, pdfCorpus } from '../../test/pdf-corpus.js';
-import { type MergeGroup, mergePdfs } from './pdf-merge.js';
+import { MERGE_LIMITS, type MergeGroup, mergePdfs } from './pdf-merge.js';
 
 async function readAll(body: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -35,7 +35,7 @@ function outline(doc: PDFDocument): Array<{ title: string; page: number }> {
   const out: Array<{ title: string; page: number }> = [];
   let item = root.lookupMaybe(PDFName.of('First'), PDFDict);
   while (item) {
-    const title = item.lookup(PDFName.of('Title'), PDFHexString).decodeText();
+    const title = (item.lookup(PDFName.of('Title')) as PDFHexString | PDFString).decodeText();
     const dest = item.lookup(PDFName.of('Dest')) as unknown as { get(i: number): PDFRef };
     out.push({ title, page: pages.indexOf(dest.get(0).toString()) + 1 });
     item = item.lookupMaybe(PDFName.of('Next'), PDFDict);
@@ -65,7 +65,7 @@ describe('merging report PDFs with qpdf', () => {
     // Three protocols, the corpus spread over them; every other source comes as a stream.
     const groups: MergeGroup[] = [
       { title: '2026-000123 - João Conceição', sources: [] },
-      { title: '2026-000124 - María José Núñez', sources: [] },
+      { title: '2026-000124 - Ana (filha) \\ Souza', sources: [] },
       { title: '2026-000125 - Zoë 李', sources: [] },
     ];
     corpus.forEach((f, i) => groups[i % 3]!.sources.push(source(`P-${i % 3}`, f, i % 2 === 1)));
@@ -149,7 +149,10 @@ describe('merging report PDFs with qpdf', () => {
     process.env.TMPDIR = tmp;
     const files = corpus.filter((f) => f.readable).slice(0, 3);
     const merged = await mergePdfs([{ title: null, sources: files.map((f) => source('S-1', f)) }], 'pt-br').finally(
-      () => (process.env.TMPDIR = saved),
+      () => {
+        if (saved === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = saved;
+      },
     );
     expect(fs.readdirSync(tmp)).toHaveLength(1);
     const bytes = await readAll(merged.body);
@@ -160,4 +163,55 @@ describe('merging report PDFs with qpdf', () => {
     expect(fs.readdirSync(tmp)).toEqual([]);
     fs.rmdirSync(tmp);
   }, 60_000);
+
+  it('leaves out a report over the size limit with a notice, without reading it', async () => {
+    const saved = MERGE_LIMITS.maxSourceBytes;
+    MERGE_LIMITS.maxSourceBytes = 100_000;
+    try {
+      const scan = corpus.find((f) => f.name === 'image-scan')!;
+      const small = corpus.find((f) => f.name === 'ghostscript')!;
+      let opened = false;
+      const big = { ...source('L-1', scan), open: async () => ((opened = true), scan.bytes) };
+      const merged = await mergePdfs([{ title: 'L-1 - Ana', sources: [source('L-1', small), big] }], 'en');
+      const pages = seePages(await readAll(merged.body));
+      expect(opened).toBe(false);
+      expect(merged.leftOut).toEqual([expect.objectContaining({ resourceId: 'image-scan', reason: 'too-large' })]);
+      expect(pages).toHaveLength(seen.get('ghostscript')!.length + 1);
+      expect(pages.at(-1)!.text).toContain('too large');
+    } finally {
+      MERGE_LIMITS.maxSourceBytes = saved;
+    }
+  }, 60_000);
+
+  it('runs at most two qpdf processes however many merges are open, and every merge completes', async () => {
+    const children = () => {
+      try {
+        return fs
+          .readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8')
+          .trim()
+          .split(/\s+/)
+          .filter((pid) => pid && fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'qpdf').length;
+      } catch {
+        return 0;
+      }
+    };
+    let most = 0;
+    const sampler = setInterval(() => (most = Math.max(most, children())), 2);
+    const files = corpus.filter((f) => f.readable);
+    try {
+      const merges = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          mergePdfs([{ title: `C-${i}`, sources: files.map((f) => source(`C-${i}`, f)) }], 'pt-br').then(async (m) =>
+            PDFDocument.load(await readAll(m.body)),
+          ),
+        ),
+      );
+      const pages = files.reduce((n, f) => n + seen.get(f.name)!.length, 0);
+      for (const doc of merges) expect(doc.getPageCount()).toBe(pages);
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(2);
+  }, 120_000);
 });

@@ -199,8 +199,9 @@ function pdfValue(v: unknown): string {
     .join(' ')}>>`;
 }
 
-/** A text string for a bookmark title (UTF-16BE with its mark, any script). */
+/** A text string for a bookmark title: literal when it is printable ASCII, else UTF-16BE with its mark. */
 function textString(s: string): string {
+  if (/^[\x20-\x7e]*$/.test(s)) return `(${s.replace(/[\\()]/g, (c) => `\\${c}`)})`;
   return pdfValue(`u:${s}`);
 }
 
@@ -330,6 +331,9 @@ function layerProperties(objects: Record<string, { value?: unknown }>): Record<s
  * marked copy, or null when the source has no layers.
  */
 async function markLayers(file: string, timeoutMs: number): Promise<string | null> {
+  // Only a catalog can say a layer is hidden; it is in plain sight unless in an object stream
+  // (dictionaries are not encrypted, only strings and streams).
+  if (!(await fileContains(file, ['/OCProperties', '/ObjStm']))) return null;
   const run = await runQpdf(['--json=2', '--json-key=qpdf', file], timeoutMs, 512 << 20);
   if (run.code !== 0 && run.code !== 3) return null;
   const json = JSON.parse(run.stdout.toString('utf8')) as QpdfJson;
@@ -365,13 +369,13 @@ async function markLayers(file: string, timeoutMs: number): Promise<string | nul
   return rewrite.code === 0 || rewrite.code === 3 ? marked : null;
 }
 
-/** Whether qpdf's output (no object streams, not encrypted: its dictionaries are plain) has layers. */
-async function hasLayers(file: string): Promise<boolean> {
+/** Whether a file's bytes hold one of these words anywhere. */
+async function fileContains(file: string, words: readonly string[]): Promise<boolean> {
   let tail = '';
   for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 })) {
     const text = tail + (chunk as Buffer).toString('latin1');
-    if (text.includes('/OCG')) return true;
-    tail = text.slice(-8);
+    if (words.some((w) => text.includes(w))) return true;
+    tail = text.slice(-16);
   }
   return false;
 }
@@ -452,7 +456,18 @@ async function mergeIn(
     for (let attempt = 0; ; attempt++) {
       const files = order.map((o) => (o === 'marker' ? markerFile : o.file));
       const run = await runQpdf(
-        ['--empty', '--object-streams=disable', '--warning-exit-0', '--no-warn', '--pages', ...files, '--', out],
+        [
+          '--empty',
+          // Every stream's bytes as its source has them: nothing decoded, nothing compressed again.
+          '--stream-data=preserve',
+          '--object-streams=disable',
+          '--warning-exit-0',
+          '--no-warn',
+          '--pages',
+          ...files,
+          '--',
+          out,
+        ],
         timeoutMs,
       );
       if (run.code === 0 || run.code === 3) return;
@@ -489,7 +504,8 @@ async function mergeIn(
   await merge();
   // Rare in reports, layers cost a second merge: each source with layers is marked first.
   let layers = false;
-  if (await hasLayers(out)) {
+  // qpdf's output has no object streams and is not encrypted: its dictionaries are plain text.
+  if (await fileContains(out, ['/OCG'])) {
     await Promise.all(
       slots
         .filter((s) => !s.left)

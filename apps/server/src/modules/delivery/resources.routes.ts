@@ -13,7 +13,20 @@ export default function resourceRoutes(ctx: AppContext): FastifyPluginAsync {
     for (const kind of ['report', 'image', 'signature'] as const) {
       app.get(
         `/api/v2/delivery/resource/${kind}`,
-        { preHandler, schema: { querystring: zResourceQuery } },
+        {
+          preHandler,
+          schema: {
+            summary: `Open a ${kind} file`,
+            description:
+              'The stored file, with `Range` support. ' +
+              (kind === 'report'
+                ? 'With `showAll=true`, every available report of the protocol merged into one PDF, each page as its ' +
+                  'source shows it; a report that cannot be read is replaced by a page saying so (in the language ' +
+                  'of `Accept-Language`) and counted in the `X-Reports-Left-Out` header.'
+                : ''),
+            querystring: zResourceQuery,
+          },
+        },
         async (request, reply) => {
           const file = await openResource(ctx, requireAuth(request), kind, request.query, request);
           return reply.status(file.status).headers(file.headers).send(file.body);
