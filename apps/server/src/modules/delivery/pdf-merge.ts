@@ -528,8 +528,10 @@ async function mergeIn(
   }
   const body = new PassThrough({ highWaterMark: 1 << 20 });
   const done = () => void cleanup();
+  // Dropped answers clean up when they close; read ones before their last bytes are handed over.
   body.once('close', done);
   pipeline(fs.createReadStream(out, { highWaterMark: 1 << 20 }), body, { end: false })
+    .then(cleanup)
     .then(() => body.end(update))
     .catch((error: unknown) => body.destroy(error as Error));
   return {
