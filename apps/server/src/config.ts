@@ -1,6 +1,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { defaultHashingLimits, type HashingLimits } from './lib/passwords.js';
 
 const boolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -111,6 +112,8 @@ const schema = z
     HL7_MLLP_TLS_CERT: z.string().optional(),
     HL7_MLLP_TLS_KEY: z.string().optional(),
     HL7_MLLP_TLS_CA: z.string().optional(),
+    HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
+    HASH_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).optional(),
   })
   .superRefine((c, ctx) => {
     if (c.METRICS_PORT !== undefined && c.METRICS_PORT !== 0 && c.METRICS_PORT === c.PORT) {
@@ -204,5 +207,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
               ? { certFile: c.HL7_MLLP_TLS_CERT, keyFile: c.HL7_MLLP_TLS_KEY ?? '', caFile: c.HL7_MLLP_TLS_CA }
               : undefined,
           },
+    hashing: hashingLimits(c.HASH_CONCURRENCY, c.HASH_QUEUE_MAX),
   };
+}
+
+/** Password hashes run at once and waiting: by default one per core but one, 32 waiting per runner. */
+function hashingLimits(concurrency: number | undefined, maxQueued: number | undefined): HashingLimits {
+  const defaults = defaultHashingLimits();
+  const running = concurrency ?? defaults.concurrency;
+  return { concurrency: running, maxQueued: maxQueued ?? 32 * running };
 }

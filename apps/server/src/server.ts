@@ -11,6 +11,7 @@ import type { AppContext } from './context.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { configureHashing } from './lib/passwords.js';
 import { privateDir } from './lib/private-files.js';
 import { createStorage } from './plugins/storage-factory.js';
 import { createMetrics, startMetricsServer } from './plugins/metrics.js';
@@ -78,6 +79,7 @@ function loadJwtSecret(config: Config): Uint8Array {
 /** Builds the context, migrates, bootstraps, and returns the app ready to listen. */
 export async function createPortal(config: Config, options: StartOptions = {}): Promise<RunningPortal> {
   const log = pino(loggerOptions(config.logLevel), logDestination(config, options.logStream ?? process.stdout));
+  configureHashing(config.hashing);
   const database = openDatabase(config.database);
   let migrated = false;
   const ctx: AppContext = {

@@ -34,6 +34,7 @@ export const ServerMessage = {
   accountNotActivated: 'The account is not activated!',
   reportAwaitingRectification: 'The report is awaiting rectification!',
   tooManyAttempts: 'Too many attempts. Try again later.',
+  serverBusy: 'The server is busy. Try again in a moment.',
   notFound: 'Not found.',
   forbidden: 'Forbidden.',
   unauthorized: 'Unauthorized.',
@@ -86,6 +87,7 @@ export const ERROR_TRANSLATION_KEYS: ReadonlyArray<{ match: string; key: string 
   { match: ServerMessage.accountNotActivated, key: 'errors.accountNotActivated' },
   { match: ServerMessage.reportAwaitingRectification, key: 'errors.awaitingRectification' },
   { match: ServerMessage.tooManyAttempts, key: 'errors.tooManyAttempts' },
+  { match: ServerMessage.serverBusy, key: 'errors.serverBusy' },
   { match: ServerMessage.resourceUnavailable, key: 'errors.resultUnavailable' },
 ];
 

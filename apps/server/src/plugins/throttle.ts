@@ -6,19 +6,34 @@ import type { Database } from '../db/schema.js';
 import { tooManyAttempts } from '../lib/errors.js';
 
 /*
- * Throttling of guesses (contract 8), kept in the database so every server process shares it.
- * Keys: `<scope>:<subject>` for an account, protocol, phone, etc., and `ip:<address>` for a client.
+ * The attempt gate: throttling of guesses (contract 8), kept in the database so every server
+ * process shares it. Every place that checks a secret goes through `guarded` (or `beginAttempt`):
+ * the attempt is claimed in one conditional upsert BEFORE the secret is checked, so guesses in
+ * flight together cannot all slip through while the first one is still hashing.
+ * Keys: `<scope>:<subject>` (see `attemptSubject`) and `ip:<address>` for a client.
  * - subject: from the 5th consecutive failure, a lock of 60 s x (failures - 4), at most 15 min;
  *   forgotten after 12 h without failures; a success clears it.
  * - address: at most 100 failures in 15 minutes.
- * An attempt answered 429 is not counted as a failure.
- *
- * Two ways to use it:
- * - `beginAttempt` (preferred): claims the attempt before the password is checked, so parallel
- *   guesses cannot all slip through while the first one is still hashing. The claim counts as a
- *   failure until `succeeded()` or `released()` gives it back.
- * - `assertNotThrottled` + `recordFailure` / `recordSuccess`: check, then count afterwards.
+ * A claim counts as a failure from the moment it is made; a right secret gives it back. An
+ * attempt answered 429 is not counted at all.
  */
+
+/**
+ * The one counter of each guessable thing. An account has one counter whatever names it (e-mail,
+ * CPF, current password); a protocol number has one counter whatever door checks its password.
+ */
+export const attemptSubject = {
+  account: (userId: string) => `account:${userId}`,
+  /** An e-mail no account has (unique login over the protocols of a patient e-mail). */
+  email: (email: string) => `email:${email.trim().toLowerCase()}`,
+  /** A CPF no account has. */
+  cpf: (digits: string) => `cpf:${digits}`,
+  protocol: (number: string) => `protocol:${number.trim().toLowerCase()}`,
+  /** MFA codes sent to an account's phone to turn MFA on or off. */
+  mfa: (userId: string) => `mfa:user:${userId}`,
+  recovery: (email: string) => `recovery:${email.trim().toLowerCase()}`,
+  share: (userId: string) => `share:${userId}`,
+};
 
 export interface ThrottleKeys {
   subject: string;
@@ -51,12 +66,6 @@ async function retryAfterMs(db: Db, keys: ThrottleKeys, now: Date): Promise<numb
     }
   }
   return wait;
-}
-
-/** Throws 429 with Retry-After when the subject or the client address is locked. */
-export async function assertNotThrottled(ctx: AppContext, keys: ThrottleKeys): Promise<void> {
-  const wait = await retryAfterMs(ctx.db, keys, ctx.clock.now());
-  if (wait > 0) throw tooManyAttempts(wait / 1000);
 }
 
 /**
@@ -159,25 +168,8 @@ function countAddressFailure(db: Db, address: string, now: Date): Promise<boolea
   });
 }
 
-/** Counts a failure for the subject and the address, atomically. */
-export async function recordFailure(ctx: AppContext, keys: ThrottleKeys): Promise<void> {
-  const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
-    // Unlike a claim, a failure that already happened is counted even on a locked subject.
-    const counted = await countSubjectFailure(trx, keys.subject, now);
-    if (!counted) {
-      await trx
-        .updateTable('throttles')
-        .set((eb) => ({ failures: eb('failures', '+', 1), lastFailureAt: now.toISOString() }))
-        .where('key', '=', keys.subject)
-        .execute();
-    }
-    await countAddressFailure(trx, keys.address, now);
-  });
-}
-
-/** A success clears the subject's consecutive failures (the address window stays). */
-export async function recordSuccess(ctx: AppContext, subjectKey: string): Promise<void> {
+/** Forgets the subject's failures (e.g. a password reset completed for a recovery e-mail). */
+export async function forgetFailures(ctx: AppContext, subjectKey: string): Promise<void> {
   await ctx.db.deleteFrom('throttles').where('key', '=', subjectKey).execute();
 }
 
@@ -250,6 +242,37 @@ export async function beginAttempt(ctx: AppContext, keys: ThrottleKeys): Promise
 }
 
 class ClaimRefused extends Error {}
+
+/** An error meaning the secret was never checked (e.g. the hashing queue was full). */
+export interface Unchecked {
+  readonly unchecked: true;
+}
+const wasUnchecked = (error: unknown) =>
+  typeof error === 'object' && error !== null && (error as Partial<Unchecked>).unchecked === true;
+
+/**
+ * The gate: claims an attempt, then runs `check`. When `check` returns, the guess was right and
+ * the claim is given back; when it throws, the claim stays a counted failure, unless the error
+ * says the secret was never checked (the claim is then released). `check` may settle the attempt
+ * itself first (e.g. `released()` when an MFA code is due instead).
+ */
+export async function guarded<T>(
+  ctx: AppContext,
+  keys: ThrottleKeys,
+  check: (attempt: Attempt) => Promise<T>,
+): Promise<T> {
+  const attempt = await beginAttempt(ctx, keys);
+  let result: T;
+  try {
+    result = await check(attempt);
+  } catch (error) {
+    if (wasUnchecked(error)) await attempt.released();
+    throw error;
+  }
+  await attempt.succeeded();
+  return result;
+}
+
 
 /**
  * Allows at most `max` events per `windowMs` and one per `minIntervalMs` for a key (e.g. MFA

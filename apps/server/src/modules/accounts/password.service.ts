@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { type AuthContext, revokeUserSessions } from '../../plugins/auth.js';
-import { assertNotThrottled, recordFailure, recordSuccess } from '../../plugins/throttle.js';
+import { attemptSubject, beginAttempt, forgetFailures, guarded } from '../../plugins/throttle.js';
 import { queueMail } from '../outbox/outbox.service.js';
 import { findUserByEmail, findUserById, retireOneTimeTokens, updateUser, type UserRow } from './accounts.repository.js';
 import { mailLink } from './links.js';
@@ -17,7 +17,6 @@ import { isUniqueViolation } from '../../db/database.js';
 import { normalizeEmail } from './registration.service.js';
 
 const RESET_KINDS = ['RESET', 'EXTERNAL_FIRST_PASSWORD'] as const;
-const recoveryKey = (email: string) => `recovery:${email}`;
 
 /*
  * Password recovery answers 404 'User not found.' for an unknown e-mail, because the spec's screen
@@ -34,9 +33,8 @@ export async function forgotPassword(
   const email = username.trim().toLowerCase();
   if (!EMAIL_PATTERN.test(email))
     throw badRequest(ServerMessage.validation, [{ field: 'username', message: 'invalid e-mail' }]);
-  const keys = { subject: recoveryKey(email), address: request.ip };
-  await assertNotThrottled(ctx, keys);
-  await recordFailure(ctx, keys);
+  // Claimed and never given back: every request counts (see above).
+  await beginAttempt(ctx, { subject: attemptSubject.recovery(email), address: request.ip });
   const user = await findUserByEmail(ctx.db, email);
   if (!user || user.disabled) throw notFound(AccountMessage.userNotFound);
   const lang = language ?? user.language ?? DEFAULT_LANGUAGE;
@@ -100,7 +98,7 @@ export async function resetPassword(
     await updateUser(trx, user.id, { passwordHash, active: 1, updatedAt: ctx.clock.now().toISOString() });
   });
   await revokeUserSessions(ctx, user.id);
-  await recordSuccess(ctx, recoveryKey(user.email));
+  await forgetFailures(ctx, attemptSubject.recovery(user.email));
 }
 
 async function accountOf(ctx: AppContext, auth: AuthContext): Promise<UserRow> {
@@ -112,7 +110,8 @@ async function accountOf(ctx: AppContext, auth: AuthContext): Promise<UserRow> {
 
 /*
  * A stolen session must not be enough to take the account over: changing the password or the
- * e-mail asks for the current password, and guesses at it are throttled per account.
+ * e-mail asks for the current password, and guesses at it go through the attempt gate under the
+ * account's one counter (the one its sign-ins use).
  */
 async function assertCurrentPassword(
   ctx: AppContext,
@@ -121,13 +120,11 @@ async function assertCurrentPassword(
   currentPassword: string | null | undefined,
 ) {
   if (!currentPassword) throw badRequest(ServerMessage.actualPasswordNotInformed);
-  const keys = { subject: `password:${user.id}`, address: request.ip };
-  await assertNotThrottled(ctx, keys);
-  if (!(await verifyPassword(user.passwordHash, currentPassword))) {
-    await recordFailure(ctx, keys);
-    throw badRequest(ServerMessage.actualPasswordIncorrect);
-  }
-  await recordSuccess(ctx, keys.subject);
+  await guarded(ctx, { subject: attemptSubject.account(user.id), address: request.ip }, async () => {
+    if (!(await verifyPassword(user.passwordHash, currentPassword))) {
+      throw badRequest(ServerMessage.actualPasswordIncorrect);
+    }
+  });
 }
 
 export async function changePassword(

@@ -7,7 +7,7 @@ import { AppError, conflict, notFound } from '../../lib/errors.js';
 import { verifyPassword } from '../../lib/passwords.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
-import { assertNotThrottled, recordFailure, recordSuccess } from '../../plugins/throttle.js';
+import { attemptSubject, guarded } from '../../plugins/throttle.js';
 import { findProtocolsByNumber, linkProtocols, type ProtocolForLink } from './protocol-link.repository.js';
 
 export interface ProtocolCredentials {
@@ -17,8 +17,9 @@ export interface ProtocolCredentials {
 }
 
 /*
- * Protocol number + password is a guessable secret pair: every check is throttled like sign-in
- * (contract 8), per protocol number and per client address, and unknown numbers count too.
+ * Protocol number + password is a guessable secret pair: every check goes through the attempt
+ * gate (contract 8) under the protocol number's one counter, the one sign-in uses too, and the
+ * client address; unknown numbers count as well.
  */
 async function checkCredentials(
   ctx: AppContext,
@@ -26,23 +27,19 @@ async function checkCredentials(
   input: ProtocolCredentials,
 ): Promise<ProtocolForLink[]> {
   const number = input.protocol.trim();
-  const keys = { subject: `protocol:${number}`, address: request.ip };
-  await assertNotThrottled(ctx, keys);
-  const rows = await findProtocolsByNumber(ctx.db, number, input.customLogin?.trim().toUpperCase() || null);
-  if (rows.length === 0) {
-    await verifyPassword(null, input.password);
-    await recordFailure(ctx, keys);
-    throw notFound(ServerMessage.protocolDoesNotExist);
-  }
-  const matching: ProtocolForLink[] = [];
-  for (const row of rows) {
-    if (await verifyPassword(row.passwordHash, input.password)) matching.push(row);
-  }
-  if (matching.length === 0) {
-    await recordFailure(ctx, keys);
-    throw new AppError(400, ServerMessage.passwordsNotTheSame);
-  }
-  await recordSuccess(ctx, keys.subject);
+  const matching = await guarded(ctx, { subject: attemptSubject.protocol(number), address: request.ip }, async () => {
+    const rows = await findProtocolsByNumber(ctx.db, number, input.customLogin?.trim().toUpperCase() || null);
+    if (rows.length === 0) {
+      await verifyPassword(null, input.password);
+      throw notFound(ServerMessage.protocolDoesNotExist);
+    }
+    const right: ProtocolForLink[] = [];
+    for (const row of rows) {
+      if (await verifyPassword(row.passwordHash, input.password)) right.push(row);
+    }
+    if (right.length === 0) throw new AppError(400, ServerMessage.passwordsNotTheSame);
+    return right;
+  });
   const live = matching.filter((row) => !row.disabled);
   if (live.length === 0) throw notFound(ServerMessage.noProtocolRetrieved);
   return live;

@@ -40,16 +40,6 @@ export function appKeyDecision(type: UserType, appKey: AppKey): 'allow' | 'needs
   return appKey === 'admin' ? 'adminOnly' : 'allow';
 }
 
-/**
- * Throttle subjects (contract 8: per account or protocol number). A CPF and an e-mail of the
- * same account count separately; each is capped on its own and the address ceiling covers both.
- */
-export const throttleSubject = {
-  email: (email: string) => `login:email:${email}`,
-  cpf: (digits: string) => `login:cpf:${digits}`,
-  protocol: (number: string) => `login:protocol:${number.toLowerCase()}`,
-  mfa: (userId: string) => `mfa:user:${userId}`,
-};
 
 /** The phone's digits as the SMS gateway wants them: 55 in front of an 11-digit Brazilian number. */
 export function internationalPhone(phone: string): string {

@@ -7,7 +7,7 @@ import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../l
 import { verifyPassword } from '../../lib/passwords.js';
 import { recordAudit } from '../../plugins/audit.js';
 import { type AuthContext, issueSession, revokeSession } from '../../plugins/auth.js';
-import { type Attempt, beginAttempt } from '../../plugins/throttle.js';
+import { type Attempt, attemptSubject, guarded, type ThrottleKeys } from '../../plugins/throttle.js';
 import {
   type AccountRow,
   countPatientProtocols,
@@ -27,7 +27,6 @@ import {
   guestUsername,
   isAdministrationType,
   roleOfUserType,
-  throttleSubject,
 } from './auth.policy.js';
 import { asChannel, checkCode, sendCode } from './mfa.service.js';
 
@@ -52,20 +51,27 @@ export async function login(ctx: AppContext, input: LoginInput, request: Fastify
 
   if (name.kind === 'cpf' && !name.valid) throw badRequest(ServerMessage.cpfInvalid);
 
+  // One counter per account, whichever of its names is typed; one per protocol number.
   if (name.kind === 'email') {
-    const attempt = await beginAttempt(ctx, { subject: throttleSubject.email(name.email), address });
-    return settle(ctx, request, attempt, () => loginByEmail(ctx, input, name.email, request, attempt));
+    const account = await findAccountByEmail(ctx.db, name.email);
+    const subject = account ? attemptSubject.account(account.id) : attemptSubject.email(name.email);
+    return settle(ctx, request, { subject, address }, (attempt) =>
+      loginByEmail(ctx, input, name.email, account, request, attempt),
+    );
   }
   if (name.kind === 'cpf' || name.kind === 'digits') {
     const account = await findAccountByCpf(ctx.db, name.digits, formatCpf(name.digits));
     if (account || name.kind === 'cpf') {
-      const attempt = await beginAttempt(ctx, { subject: throttleSubject.cpf(name.digits), address });
-      return settle(ctx, request, attempt, () => loginByCpf(ctx, input, account, request, attempt));
+      const subject = account ? attemptSubject.account(account.id) : attemptSubject.cpf(name.digits);
+      return settle(ctx, request, { subject, address }, (attempt) =>
+        loginByCpf(ctx, input, account, request, attempt),
+      );
     }
   }
   const number = name.kind === 'protocol' ? name.number : name.digits;
-  const attempt = await beginAttempt(ctx, { subject: throttleSubject.protocol(number), address });
-  return settle(ctx, request, attempt, () => loginByProtocol(ctx, input, number, request));
+  return settle(ctx, request, { subject: attemptSubject.protocol(number), address }, () =>
+    loginByProtocol(ctx, input, number, request),
+  );
 }
 
 class LoginFailure extends Error {
@@ -80,19 +86,17 @@ class LoginFailure extends Error {
 const fail = (error: AppError, audit: Failure) => new LoginFailure(error, audit);
 
 /**
- * Runs a sign-in; a failure stays counted by the throttle (the claim is kept) and is traced as
- * LOGIN_FAILED, without the typed user name or password.
+ * Runs a sign-in through the attempt gate: a failure stays counted (the claim is kept) and is
+ * traced as LOGIN_FAILED, without the typed user name or password.
  */
 async function settle(
   ctx: AppContext,
   request: FastifyRequest,
-  attempt: Attempt,
-  run: () => Promise<LoginResult>,
+  keys: ThrottleKeys,
+  run: (attempt: Attempt) => Promise<LoginResult>,
 ): Promise<LoginResult> {
   try {
-    const result = await run();
-    await attempt.succeeded();
-    return result;
+    return await guarded(ctx, keys, run);
   } catch (error) {
     if (!(error instanceof LoginFailure)) throw error;
     const protocolIds = error.audit.protocolIds?.length ? error.audit.protocolIds : [null];
@@ -118,10 +122,10 @@ async function loginByEmail(
   ctx: AppContext,
   input: LoginInput,
   email: string,
+  account: AccountRow | undefined,
   request: FastifyRequest,
   attempt: Attempt,
 ): Promise<LoginResult> {
-  const account = await findAccountByEmail(ctx.db, email);
   if (await verifyPassword(account?.passwordHash, input.password)) {
     return accountSession(ctx, input, account!, request, attempt, 'EMAIL');
   }

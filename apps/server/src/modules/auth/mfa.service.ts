@@ -11,10 +11,10 @@ import { newId, safeEqual } from '../../lib/ids.js';
 import { verifyPassword } from '../../lib/passwords.js';
 import { recordAudit } from '../../plugins/audit.js';
 import type { AuthContext } from '../../plugins/auth.js';
-import { beginAttempt, claimRate } from '../../plugins/throttle.js';
+import { attemptSubject, claimRate, guarded } from '../../plugins/throttle.js';
 import { queueSms } from '../outbox/outbox.service.js';
 import { findAccountById } from './auth.repository.js';
-import { internationalPhone, maskPhone, throttleSubject } from './auth.policy.js';
+import { internationalPhone, maskPhone } from './auth.policy.js';
 import {
   findLiveCode,
   insertCode,
@@ -148,10 +148,11 @@ export async function activateToken(
   if (user.mfaEnabled === 1) throw conflict(ServerMessage.mfaAlreadyEnabled);
   const phone = mfaPhoneDigits(input.phoneNumber);
   if (!phone) throw invalidPhone();
-  const attempt = await beginAttempt(ctx, { subject: throttleSubject.mfa(user.id), address: request.ip });
-  const used = await checkCode(ctx, user.id, 'ACTIVATE', input.tokenValue, phone);
-  if (!used) throw unauthorized(AuthMessage.mfaTokenInvalid);
-  await attempt.succeeded();
+  const used = await guarded(ctx, { subject: attemptSubject.mfa(user.id), address: request.ip }, async () => {
+    const code = await checkCode(ctx, user.id, 'ACTIVATE', input.tokenValue, phone);
+    if (!code) throw unauthorized(AuthMessage.mfaTokenInvalid);
+    return code;
+  });
   await setMfa(
     ctx.db,
     user.id,
@@ -179,16 +180,19 @@ export async function inactivateToken(
   const user = await mfaAccount(ctx, auth);
   if (user.mfaEnabled !== 1) throw badRequest(ServerMessage.mfaNotEnabled);
   if (!input.tokenValue && !input.password) throw badRequest(AuthMessage.mfaProofMissing);
-  const attempt = await beginAttempt(ctx, { subject: throttleSubject.mfa(user.id), address: request.ip });
-  const ok = input.tokenValue
-    ? await checkCode(ctx, user.id, 'INACTIVATE', input.tokenValue)
-    : await verifyPassword(user.passwordHash, input.password ?? '');
-  if (!ok) {
-    throw input.tokenValue
-      ? unauthorized(AuthMessage.mfaTokenInvalid)
-      : new AppError(401, ServerMessage.actualPasswordIncorrect);
+  // A code is guessed under the MFA counter; the password under the account's one counter.
+  const tokenValue = input.tokenValue;
+  if (tokenValue) {
+    await guarded(ctx, { subject: attemptSubject.mfa(user.id), address: request.ip }, async () => {
+      if (!(await checkCode(ctx, user.id, 'INACTIVATE', tokenValue))) throw unauthorized(AuthMessage.mfaTokenInvalid);
+    });
+  } else {
+    await guarded(ctx, { subject: attemptSubject.account(user.id), address: request.ip }, async () => {
+      if (!(await verifyPassword(user.passwordHash, input.password ?? ''))) {
+        throw new AppError(401, ServerMessage.actualPasswordIncorrect);
+      }
+    });
   }
-  await attempt.succeeded();
   await setMfa(ctx.db, user.id, { enabled: false, phone: null, channel: null }, ctx.clock.now().toISOString());
   await recordAudit(
     ctx,

@@ -8,7 +8,7 @@ import { AppError, notFound, tooManyAttempts } from '../../lib/errors.js';
 import { newId, newSecretToken, sha256Hex } from '../../lib/ids.js';
 import { recordAudit } from '../../plugins/audit.js';
 import { type AuthContext, issueSession } from '../../plugins/auth.js';
-import { assertNotThrottled, recordFailure } from '../../plugins/throttle.js';
+import { attemptSubject, guarded } from '../../plugins/throttle.js';
 import { institutionSettings } from '../accounts/institution-page.service.js';
 import { queueMail } from '../outbox/outbox.service.js';
 import { canManageShares, shareState, sharingAllowed } from './shares.policy.js';
@@ -45,19 +45,17 @@ function patientOnly(auth: AuthContext): string {
  */
 export async function createShares(ctx: AppContext, request: FastifyRequest, auth: AuthContext, body: ShareCreate) {
   const userId = patientOnly(auth);
-  const keys = { subject: `share:${userId}`, address: request.ip };
-  await assertNotThrottled(ctx, keys);
   const now = ctx.clock.now();
   const recent = await countSharesSince(ctx.db, userId, addMs(now, -3600_000).toISOString());
   if (recent + body.emails.length > SHARE_RECIPIENTS_PER_HOUR) throw tooManyAttempts(3600);
 
   const requested = [...new Set(body.protocols)];
-  const protocols = await findOwnProtocols(ctx.db, userId, requested);
-  if (protocols.length !== requested.length) {
-    // Probing other patients' protocol ids counts like a failed guess.
-    await recordFailure(ctx, keys);
-    throw notFound(ServerMessage.protocolDoesNotExist);
-  }
+  // Probing other patients' protocol ids counts like a failed guess, through the attempt gate.
+  const protocols = await guarded(ctx, { subject: attemptSubject.share(userId), address: request.ip }, async () => {
+    const own = await findOwnProtocols(ctx.db, userId, requested);
+    if (own.length !== requested.length) throw notFound(ServerMessage.protocolDoesNotExist);
+    return own;
+  });
   if (protocols.some((p) => !sharingAllowed(institutionSettings({ settings: p.institutionSettings })))) {
     throw new AppError(403, ServerMessage.shareNotAllowed);
   }
