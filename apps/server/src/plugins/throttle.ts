@@ -273,7 +273,6 @@ export async function guarded<T>(
   return result;
 }
 
-
 /**
  * Allows at most `max` events per `windowMs` and one per `minIntervalMs` for a key (e.g. MFA
  * codes sent to one phone). Counts the event when allowed; throws 429 otherwise.

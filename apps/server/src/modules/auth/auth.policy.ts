@@ -40,7 +40,6 @@ export function appKeyDecision(type: UserType, appKey: AppKey): 'allow' | 'needs
   return appKey === 'admin' ? 'adminOnly' : 'allow';
 }
 
-
 /** The phone's digits as the SMS gateway wants them: 55 in front of an 11-digit Brazilian number. */
 export function internationalPhone(phone: string): string {
   const digits = digitsOnly(phone);

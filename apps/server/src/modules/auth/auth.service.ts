@@ -63,9 +63,7 @@ export async function login(ctx: AppContext, input: LoginInput, request: Fastify
     const account = await findAccountByCpf(ctx.db, name.digits, formatCpf(name.digits));
     if (account || name.kind === 'cpf') {
       const subject = account ? attemptSubject.account(account.id) : attemptSubject.cpf(name.digits);
-      return settle(ctx, request, { subject, address }, (attempt) =>
-        loginByCpf(ctx, input, account, request, attempt),
-      );
+      return settle(ctx, request, { subject, address }, (attempt) => loginByCpf(ctx, input, account, request, attempt));
     }
   }
   const number = name.kind === 'protocol' ? name.number : name.digits;
