@@ -171,7 +171,15 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // The OpenAPI document is generated from the route schemas, for integrators (GET /api/docs).
   await app.register(fastifySwagger, {
     openapi: {
-      info: { title: 'Results portal API', version: '1' },
+      info: {
+        title: 'Results portal API',
+        version: '1',
+        description:
+          'Calls that check a secret (sign-in, protocol password, current password, MFA code, password ' +
+          'recovery, share creation) answer 429 with Retry-After while the account, protocol number or ' +
+          'client address is locked (contract 8). Password hashing is queued: beyond the queue a call ' +
+          'answers 503 with Retry-After.',
+      },
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
