@@ -14,12 +14,12 @@ import {
   type zOutboxQuery,
   type zProtocolSearchQuery,
 } from '@portal/shared/schemas/administration';
-import { digitsOnly, maskCpf } from '@portal/shared/validation';
+import { maskCpf } from '@portal/shared/validation';
+import { attemptSubject } from '../../plugins/throttle.js';
 import type { AppContext } from '../../context.js';
 import { forbidden, notFound } from '../../lib/errors.js';
 import { type AuthContext, revokeUserSessions } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
-import { throttleSubject } from '../auth/auth.policy.js';
 import { addDays, dayEnd, dayOf, dayStart, daysSinceMonday } from '../delivery/days.js';
 import { searchableName } from '../ingest/ingest.service.js';
 import { institutionActor } from '../institutions/institution.service.js';
@@ -363,10 +363,9 @@ export async function resendOutbox(ctx: AppContext, request: FastifyRequest, op:
   });
 }
 
-function lockKeys(account: { email: string; cpf: string | null }): string[] {
-  const keys = [throttleSubject.email(account.email.toLowerCase())];
-  if (account.cpf) keys.push(throttleSubject.cpf(digitsOnly(account.cpf)));
-  return keys;
+/** The attempt-gate counters of an account: its sign-ins and passwords, and its MFA codes. */
+function lockKeys(account: { id: string }): string[] {
+  return [attemptSubject.account(account.id), attemptSubject.mfa(account.id)];
 }
 
 export async function accountList(ctx: AppContext, op: Operator, query: z.output<typeof zAccountQuery>) {

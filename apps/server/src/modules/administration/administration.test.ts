@@ -343,7 +343,7 @@ describe('administration console API', () => {
     await portal.ctx.db
       .insertInto('throttles')
       .values({
-        key: `login:email:${ownPhysician.email}`,
+        key: `account:${ownPhysician.id}`,
         failures: 9,
         firstFailureAt: '2026-11-20T11:50:00.000Z',
         lastFailureAt: '2026-11-20T11:59:00.000Z',
