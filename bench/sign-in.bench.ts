@@ -13,7 +13,8 @@ import os from 'node:os';
 
 if (process.env.BENCH_DB === 'postgres') process.env.TEST_DATABASE = 'postgres';
 const { freshDatabaseEnv, startTestPortal, TEST_DIALECT } = await import('../apps/server/src/test/helpers.js');
-const { killProcess, startServerProcess } = await import('../apps/server/src/test/processes.js');
+const { kill: killProcess, startServer: startServerProcess } =
+  await import('../apps/server/src/test/server-process.js');
 const { createInstitution, createProtocol } = await import('../apps/server/src/modules/auth/auth.test-support.js');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
