@@ -21,6 +21,7 @@ import { authenticate, issueSession } from '../apps/server/src/plugins/auth.js';
 import { createPortal } from '../apps/server/src/server.js';
 import { readAhead } from '../apps/server/src/lib/read-ahead.js';
 import { mergePdfs } from '../apps/server/src/modules/delivery/pdf-merge.js';
+import { peakOfChildren, peakOfProgram } from './process-memory.js';
 import { writeZip } from '../apps/server/src/modules/delivery/zip-writer.js';
 import pg from 'pg';
 import { BENCH_NOW, type Clinic, generateClinic, reportPdf } from './generate.js';
@@ -400,6 +401,13 @@ async function runSize(protocolCount: number, withPrint: boolean) {
     () => void execFileSync('qpdf', ['--empty', '--pages', ...files, '--', path.join(work, 'q.pdf')]),
   ]);
   const pdfTtfb = median(ttfb.splice(0));
+  // Peak memory of one PDF print of every protocol: the server process's (VmHWM, reset first) and
+  // its qpdf processes' (sampled every 5 ms), against the qpdf program alone (GNU time).
+  fs.writeFileSync(`/proc/${server.pid}/clear_refs`, '5');
+  const printChildren = await peakOfChildren(server.pid, () => print(false));
+  const printServer = memoryOf(server.pid).hwm;
+  const qpdfPeak = peakOfProgram('qpdf', ['--empty', '--pages', ...files, '--', path.join(work, 'q.pdf')]);
+  ttfb.splice(0);
   const [zip, zip0] = await timedInTurns([
     () => print(true),
     () => {
@@ -422,6 +430,9 @@ async function runSize(protocolCount: number, withPrint: boolean) {
   console.log('|---|---|---|---|---|');
   console.log(
     `| merged PDF | ${pdfMs.toFixed(0)} | qpdf --empty --pages | ${qpdfMs.toFixed(0)} | ${(pdfMs / qpdfMs).toFixed(2)} |`,
+  );
+  console.log(
+    `| merged PDF, peak memory MiB | server ${printServer} + its qpdf ${printChildren.toFixed(0)} | qpdf --empty --pages | ${qpdfPeak.toFixed(0)} | |`,
   );
   console.log(`| zip | ${zipMs.toFixed(0)} | zip -0 | ${zip0Ms.toFixed(0)} | ${(zipMs / zip0Ms).toFixed(2)} |`);
   console.log(
