@@ -37,7 +37,7 @@ const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0
 /** Generated clinics are kept here by size and database, and reused until BENCH_FRESH=1. */
 const CACHE_DIR = process.env.BENCH_CACHE ?? path.join(os.tmpdir(), 'portal-bench');
 const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-00';
-const GENERATOR_VERSION = 3;
+const GENERATOR_VERSION = 4;
 
 const clock = { now: () => new Date(BENCH_NOW) };
 
