@@ -335,6 +335,8 @@ describe('physician dashboard', () => {
       route.fulfill({ status: 500, contentType: 'application/json', body: '{"message":"Internal server error."}' }),
     );
     await answerPrint(page, 'Imprimir', 'Sim');
+    // A toast under the pointer waits for it to leave (Mantine pauses it on hover), as a reader would want.
+    await page.mouse.move(0, 0);
     const toast = page
       .getByRole('alert')
       .filter({ hasText: 'Não foi possível concluir a operação. Tente novamente ou fale com o suporte.' });

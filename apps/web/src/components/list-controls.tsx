@@ -191,6 +191,7 @@ export function RefreshLink({ onClick }: { onClick: () => void }) {
   const { t } = useTranslation('results');
   return (
     <UnstyledButton
+      className="touch-target"
       onClick={onClick}
       c="blue.8"
       fz="sm"
