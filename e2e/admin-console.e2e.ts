@@ -90,7 +90,10 @@ async function consoleSignIn(page: Page, email: string, password: string) {
 
 async function nav(page: Page, name: string) {
   const link = page.getByRole('navigation', { name: 'Menu da administração' }).getByRole('link', { name });
-  if (!(await link.isVisible())) await page.getByRole('button', { name: 'Abrir ou fechar o menu' }).click();
+  const burger = page.getByRole('button', { name: 'Abrir ou fechar o menu' });
+  // The screen may still be drawing: wait for the menu's link or, on a phone, its button.
+  await link.or(burger).first().waitFor();
+  if (!(await link.isVisible())) await burger.click();
   await link.click();
 }
 
