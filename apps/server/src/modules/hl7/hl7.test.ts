@@ -13,6 +13,7 @@ import {
   ackFields,
   batchMessage,
   latin1TextMessage,
+  MllpClient,
   ormStatusMessage,
   reportPdf,
   sendMllp,
@@ -70,6 +71,7 @@ async function storedMessages() {
     .selectFrom('hl7Messages')
     .select(['controlId', 'outcome', 'ackCode', 'transport', 'sendingFacility', 'error'])
     .orderBy('receivedAt')
+    .orderBy('controlId')
     .execute();
 }
 
@@ -266,7 +268,16 @@ describe('HL7 v2 over MLLP', () => {
 
   it('stores a message sent twice (same MSH-10) once, and acknowledges both; every message and ACK is kept', async () => {
     const message = utf8LabMessage({ controlId: 'MSG-DUP', protocol: 'PRT-DUP', password: 'dup-senha' });
-    const acks = await sendMllp(port, [message, message]);
+    // One connection; the test clock moves between the two, so the trail's order is theirs.
+    const client = await MllpClient.connect(port);
+    const acks: Buffer[] = [];
+    try {
+      acks.push((await client.send(message))!);
+      world.portal.clock.advance(1000);
+      acks.push((await client.send(message))!);
+    } finally {
+      client.close();
+    }
     expect(acks.map((a) => ackFields(a).MSA![0]!.slice(1, 3))).toEqual([
       ['AA', 'MSG-DUP'],
       ['AA', 'MSG-DUP'],
@@ -519,6 +530,7 @@ describe('HL7 v2 over HTTPS (POST /api/v2/delivery/ingest/hl7)', () => {
     expect(first.statusCode).toBe(200);
     expect(first.headers['content-type']).toContain('x-application/hl7-v2+er7');
     expect(ackFields(first.rawPayload, 'latin1').MSA![0]!.slice(1, 3)).toEqual(['AA', 'H-1']);
+    world.portal.clock.advance(1000);
     const again = await post(message);
     expect(ackFields(again.rawPayload, 'latin1').MSA![0]!.slice(1, 3)).toEqual(['AA', 'H-1']);
     const rows = (await storedMessages()).filter((r) => r.controlId === 'H-1');
