@@ -108,6 +108,12 @@ export function hashPassword(password: string): Promise<string> {
   return queue.run(() => hash(password, OPTIONS));
 }
 
+/**
+ * What a secret that nothing may open is stored as (a protocol that came without a password): it
+ * is no argon2 hash, so no password matches it, and writing it costs no hashing.
+ */
+export const LOCKED_PASSWORD_HASH = '!locked';
+
 let dummyHash: Promise<string> | undefined;
 
 /** A malformed stored hash is a mismatch, never an error. */
@@ -117,12 +123,12 @@ const checkAgainst = (storedHash: string, password: string): Promise<boolean> =>
     .catch(() => false);
 
 /**
- * Verifies a password against a stored hash. With no hash (unknown account or protocol) it still
- * spends the same time on a dummy hash, so timing does not tell which accounts exist. Throws
- * HashingBusy (503) when the queue is full.
+ * Verifies a password against a stored hash. With no hash (unknown account or protocol) or a
+ * locked one it still spends the same time on a dummy hash, so timing does not tell which accounts
+ * exist or have a password. Throws HashingBusy (503) when the queue is full.
  */
 export async function verifyPassword(storedHash: string | null | undefined, password: string): Promise<boolean> {
-  if (!storedHash) {
+  if (!storedHash || storedHash === LOCKED_PASSWORD_HASH) {
     dummyHash ??= hash('not-a-real-password', OPTIONS);
     const dummy = await dummyHash;
     await queue.run(() => checkAgainst(dummy, password));

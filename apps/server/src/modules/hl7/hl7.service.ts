@@ -3,11 +3,11 @@ import { zIngestProtocol } from '@portal/shared/schemas/ingest';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/database.js';
 import { AppError } from '../../lib/errors.js';
-import { newId, newSecretToken } from '../../lib/ids.js';
+import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../../plugins/audit.js';
 import { findInstitutionByHl7Facility, type Institution } from '../institutions/institution.service.js';
 import { ingestResource } from '../ingest/ingest-resource.service.js';
-import { ingestProtocol, type IngestProtocolInput, requireProtocol } from '../ingest/ingest.service.js';
+import { ingestProtocol, type IngestProtocolInput } from '../ingest/ingest.service.js';
 import { type AckCode, type AckProblem, ackContextOf, buildAck, buildBatchAck } from './hl7-ack.js';
 import { ERROR_CODES, Hl7Refusal, mapMessage, type MappedProtocol, messageTypeOf, SUPPORTED } from './hl7-mapping.js';
 import { type Hl7Message, Hl7ParseError, parseEnvelope } from './hl7-message.js';
@@ -287,23 +287,13 @@ function referenceText(a: {
   );
 }
 
-async function protocolExists(ctx: AppContext, institution: Institution, number: string): Promise<boolean> {
-  try {
-    await requireProtocol(ctx.db, institution, number);
-    return true;
-  } catch (error) {
-    if (error instanceof AppError && error.statusCode === 404) return false;
-    throw error;
-  }
-}
-
 /** Writes one protocol through contract 5's services: the protocol and exams, then its files. */
 async function writeProtocol(ctx: AppContext, institution: Institution, protocol: ValidProtocol, message: Hl7Message) {
-  // Without ZPW a stored protocol keeps its password (null); a new one gets an unguessable one.
-  const password =
-    protocol.ingest.password ?? ((await protocolExists(ctx, institution, protocol.number)) ? null : newSecretToken());
-  // A message carries some exams of the protocol: the others stay as they are.
-  const { result } = await ingestProtocol(ctx, institution, protocol.number, { ...protocol.ingest, password }, {});
+  // A message carries some exams of the protocol: the others stay as they are. Without ZPW a stored
+  // protocol keeps its password and a new one is locked: no password opens it (docs/decisions.md).
+  const { result } = await ingestProtocol(ctx, institution, protocol.number, protocol.ingest, {
+    lockWithoutPassword: true,
+  });
   const upload = (examKey: string, identifier: string, pdf: Buffer) =>
     ingestResource(ctx, institution, {
       number: protocol.number,

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../test/helpers.js';
-import { guestToken, startContractWorld, type ContractWorld } from '../../test/contract-world.js';
+import { hashingStats, LOCKED_PASSWORD_HASH } from '../../lib/passwords.js';
+import { guestToken, login, startContractWorld, type ContractWorld } from '../../test/contract-world.js';
 import { createAccount } from '../auth/auth.test-support.js';
 import { startMllpServer } from './mllp-server.js';
 import {
@@ -299,6 +300,34 @@ describe('HL7 v2 over MLLP', () => {
       .where('number', '=', 'PRT-DUP')
       .execute();
     expect(protocols).toHaveLength(1);
+  });
+
+  it('locks a new protocol sent without ZPW: no password opens it, and storing it hashes nothing', async () => {
+    const runs = hashingStats().runs;
+    const [ack] = await sendMllp(port, [utf8LabMessage({ controlId: 'LOCK-1', protocol: 'PRT-LOCK' })]);
+    expect(ackFields(ack!).MSA![0]!.slice(1, 3)).toEqual(['AA', 'LOCK-1']);
+    expect(hashingStats().runs).toBe(runs);
+    const stored = await world.portal.ctx.db
+      .selectFrom('protocols')
+      .select('passwordHash')
+      .where('number', '=', 'PRT-LOCK')
+      .executeTakeFirstOrThrow();
+    expect(stored.passwordHash).toBe(LOCKED_PASSWORD_HASH);
+
+    // Protocol sign-in answers as for any wrong password, whatever is tried (the stored marker too).
+    await sendMllp(port, [utf8LabMessage({ controlId: 'LOCK-REF', protocol: 'PRT-LOCK-REF', password: 'senha-ref' })]);
+    const wrong = await login(world, { userName: 'PRT-LOCK-REF', password: 'not-its-password', appKey: 'login' });
+    expect(wrong.statusCode).toBe(401);
+    for (const password of [LOCKED_PASSWORD_HASH, 'senha-hl7', 'senha-ref']) {
+      const res = await login(world, { userName: 'PRT-LOCK', password, appKey: 'login' });
+      expect([res.statusCode, res.json()]).toEqual([wrong.statusCode, wrong.json()]);
+    }
+
+    // A later message with ZPW gives it a password; one without ZPW keeps it.
+    await sendMllp(port, [utf8LabMessage({ controlId: 'LOCK-2', protocol: 'PRT-LOCK', password: 'senha-lock' })]);
+    await sendMllp(port, [utf8LabMessage({ controlId: 'LOCK-3', protocol: 'PRT-LOCK' })]);
+    const [protocol] = await protocolsOf(await guestToken(world, 'PRT-LOCK', 'senha-lock'));
+    expect(protocol).toMatchObject({ number: 'PRT-LOCK' });
   });
 
   it('refuses unknown senders (AR), unreadable frames, missing PID or fields (AE), and stores nothing of them', async () => {

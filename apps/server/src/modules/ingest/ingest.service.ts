@@ -10,7 +10,7 @@ import type { AnalyteTable, ExamTable, ProtocolTable } from '../../db/schema.js'
 import { addMs } from '../../lib/clock.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { newId, newSecretToken, sha256Hex } from '../../lib/ids.js';
-import { hashPassword, verifyPassword } from '../../lib/passwords.js';
+import { hashPassword, LOCKED_PASSWORD_HASH, verifyPassword } from '../../lib/passwords.js';
 import { queueMail } from '../outbox/outbox.service.js';
 import type { Institution } from '../institutions/institution.service.js';
 import { onExamsChanged } from './exam-changes.js';
@@ -70,8 +70,9 @@ export async function requireProtocol(db: Db, institution: Institution, number: 
 }
 
 /**
- * What the other doors (FHIR) hand to the same service: a protocol whose password may be absent
- * (null) when it already exists, which then keeps its password.
+ * What the other doors (HL7, FHIR) hand to the same service: a protocol whose password may be
+ * absent (null). A stored protocol then keeps its password; a new one is refused, or stored locked
+ * (no password opens it) with `IngestMerge.lockWithoutPassword`.
  */
 export type IngestProtocolInput = Omit<IngestProtocol, 'password'> & { password: string | null };
 
@@ -88,6 +89,8 @@ export interface IngestMerge {
   keepPatient?: boolean;
   /** Existing exams of these keys stay as they are (with their analytes). */
   keepExams?: ReadonlySet<string>;
+  /** A new protocol without a password is stored locked (no password opens it) instead of refused. */
+  lockWithoutPassword?: boolean;
 }
 
 /**
@@ -104,10 +107,12 @@ export async function ingestProtocol(
   // argon2 is slow on purpose: hash before the transaction so the write lock is held briefly.
   const before = await findProtocolRow(ctx.db, institution.id, number);
   const password = body.password;
-  let passwordHash: string;
+  // Without a password nothing is hashed: the transaction keeps the stored hash, or locks a new protocol.
+  let passwordHash: string | null = null;
   if (password === null) {
-    if (!before) throw badRequest(ServerMessage.validation, [{ field: 'password', message: 'required' }]);
-    passwordHash = before.passwordHash;
+    if (!before && !merge?.lockWithoutPassword) {
+      throw badRequest(ServerMessage.validation, [{ field: 'password', message: 'required' }]);
+    }
   } else {
     passwordHash =
       before && (await verifyPassword(before.passwordHash, password))
@@ -139,7 +144,7 @@ function writeProtocol(
   institution: Institution,
   number: string,
   body: IngestProtocolInput,
-  passwordHash: string,
+  passwordHash: string | null,
   merge: IngestMerge | undefined,
 ): Promise<{ created: boolean; result: IngestProtocolResult }> {
   return ctx.db.transaction().execute(async (trx) => {
@@ -150,7 +155,7 @@ function writeProtocol(
     const patient = body.patient;
     const cpf = patient.cpf ? digitsOnly(patient.cpf) : '';
     const fields = {
-      passwordHash,
+      passwordHash: passwordHash ?? existing?.passwordHash ?? LOCKED_PASSWORD_HASH,
       requestedAt,
       sortAt: requestedAt ?? existing?.createdAt ?? now,
       tagId,
