@@ -235,6 +235,28 @@ describe('administration console', () => {
     await page.getByRole('region', { name: TAG }).getByText('Ativa').waitFor();
   });
 
+  it('says why a tag was not deleted: still on protocols, or already gone', async () => {
+    const page = adminPage;
+    const confirmDelete = () =>
+      page.getByRole('dialog', { name: 'Excluir grupo?' }).getByRole('button', { name: 'Excluir' }).click();
+    // The tag is on a protocol (ingested above): it stays, and its card says so.
+    const used = page.getByRole('region', { name: TAG });
+    await used.getByRole('button', { name: 'Excluir' }).click();
+    await confirmDelete();
+    await used.getByRole('alert').getByText('Este grupo não pode ser excluído: há protocolos nele.').waitFor();
+
+    // Someone else deleted this one meanwhile: the card says it no longer exists, not that it is in use.
+    const other = await api.createTag(institutionId, 'Convênio Verde');
+    await page.reload();
+    const gone = page.getByRole('region', { name: 'Convênio Verde' });
+    await gone.waitFor();
+    await api.deleteTag(institutionId, other.id);
+    await gone.getByRole('button', { name: 'Excluir' }).click();
+    await confirmDelete();
+    await gone.getByRole('alert').getByText('Não encontrado.').waitFor();
+    expect(await gone.getByText('Este grupo não pode ser excluído').count()).toBe(0);
+  });
+
   it('lets a company user invite a physician, who then sees his protocols', async () => {
     const page = adminPage;
     await nav(page, 'Convidar');

@@ -11,7 +11,7 @@ export class AdminApi {
     const response = await fetch(`${this.baseUrl}${path}`, {
       method,
       headers: {
-        'content-type': 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...(apiKey ? { 'x-api-key': apiKey } : this.token ? { authorization: `Bearer ${this.token}` } : {}),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -74,6 +74,10 @@ export class AdminApi {
     return this.call<{ id: string; tag: string }>('POST', `/api/administrationbe/institution/${institutionId}/tags`, {
       tag,
     });
+  }
+
+  deleteTag(institutionId: string, tagId: string) {
+    return this.call<boolean>('DELETE', `/api/administrationbe/institution/${institutionId}/tags/${tagId}`);
   }
 
   addTagUser(institutionId: string, tagId: string, body: { email: string; name: string; language: string }) {

@@ -8,6 +8,7 @@ import { DataTable } from '../components/data-table';
 import { InstitutionPicker } from '../components/institution-picker';
 import { Page } from '../components/page';
 import { api } from '../lib/api';
+import { errorKey } from '../lib/errors';
 import { currentLanguage, LANGUAGES } from '../lib/i18n';
 import { notifyError, notifySuccess } from '../lib/notify';
 
@@ -143,7 +144,7 @@ function TagCard({ institutionId, tag }: { institutionId: string; tag: Tag }) {
     api(`${base(institutionId)}/${tag.id}`, { method: 'DELETE' }).then(
       () => refresh(),
       (error: unknown) => {
-        setRefusal(t('errors.tagInUse'));
+        setRefusal(t(errorKey(error)));
         notifyError(error);
       },
     );
