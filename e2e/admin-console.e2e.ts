@@ -281,11 +281,13 @@ describe('administration console', () => {
     await access.waitForURL('**/login?activeSuccess=true');
 
     await consoleSignIn(access, COMPANY.email, COMPANY.password);
-    const menu = access.getByRole('navigation', { name: 'Menu da administração' });
-    expect(await menu.getByRole('link', { name: 'Instituições' }).count()).toBe(0);
-    expect(await menu.getByRole('link', { name: 'Caixa de saída' }).count()).toBe(0);
     await nav(access, 'Minha instituição');
     await access.waitForURL(`**/admin/institution/edit/${institutionId}`);
+    // Spec 2.6: the registration items (institutions, tags) are the portal administrators'.
+    const menu = access.getByRole('navigation', { name: 'Menu da administração' });
+    expect(await menu.getByRole('link', { name: 'Instituições' }).count()).toBe(0);
+    expect(await menu.getByRole('link', { name: 'Grupos (tags)' }).count()).toBe(0);
+    expect(await menu.getByRole('link', { name: 'Caixa de saída' }).count()).toBe(0);
     expect(await access.getByRole('textbox', { name: /^Código/ }).getAttribute('readonly')).not.toBeNull();
     await checkScreen(access, 'admin-own-institution');
 

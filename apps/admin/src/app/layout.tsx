@@ -34,12 +34,15 @@ export function ConsoleLayout() {
   if (!credentials) return <Navigate to="/login" replace />;
   const { user } = credentials;
   const admin = isAdmin(user);
+  // Spec 2.6: the registration items (institutions, tags) are for admins; company users edit their own institution.
   const links: Array<{ to: string; label: string }> = [
     { to: '/dashboard', label: t('nav.dashboard') },
-    admin
-      ? { to: '/institution/list', label: t('nav.institutions') }
-      : { to: `/institution/edit/${user.adminInstitutionID ?? ''}`, label: t('nav.ownInstitution') },
-    { to: '/tags/list', label: t('nav.tags') },
+    ...(admin
+      ? [
+          { to: '/institution/list', label: t('nav.institutions') },
+          { to: '/tags/list', label: t('nav.tags') },
+        ]
+      : [{ to: `/institution/edit/${user.adminInstitutionID ?? ''}`, label: t('nav.ownInstitution') }]),
     { to: '/people', label: t('nav.people') },
     { to: '/physician/invite', label: t('nav.invite') },
     { to: '/protocol/cancel', label: t('nav.protocols') },

@@ -24,7 +24,7 @@ export const router = createBrowserRouter(
         { path: '/institution/list', element: <RequireAdmin element={<InstitutionListPage />} /> },
         { path: '/institution/new', element: <RequireAdmin element={<InstitutionEditPage />} /> },
         { path: '/institution/edit/:id', element: <InstitutionEditPage /> },
-        { path: '/tags/list', element: <TagsPage /> },
+        { path: '/tags/list', element: <RequireAdmin element={<TagsPage />} /> },
         { path: '/people', element: <PeoplePage /> },
         { path: '/physician/invite', element: <PhysicianInvitePage /> },
         { path: '/protocol/cancel', element: <ProtocolsPage /> },

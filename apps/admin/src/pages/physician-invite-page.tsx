@@ -8,6 +8,7 @@ import { Page } from '../components/page';
 import { api } from '../lib/api';
 import { currentLanguage, LANGUAGES } from '../lib/i18n';
 import { notifyError, notifySuccess } from '../lib/notify';
+import { isAdmin, useCredentials } from '../lib/session';
 
 function LanguageField({ value, onChange }: { value: Language; onChange: (l: Language) => void }) {
   const { t } = useTranslation();
@@ -24,6 +25,7 @@ function LanguageField({ value, onChange }: { value: Language; onChange: (l: Lan
 /** Spec 2.2 `/admin/physician/invite`: invites a physician, or a company user of an institution. */
 export function PhysicianInvitePage() {
   const { t } = useTranslation();
+  const admin = isAdmin(useCredentials()?.user);
   const [institutionId, setInstitutionId] = useState('');
   const [physician, setPhysician] = useState({ name: '', email: '', crm: '', uf: 'SP' });
   const [physicianLanguage, setPhysicianLanguage] = useState<Language>(currentLanguage());
@@ -120,9 +122,11 @@ export function PhysicianInvitePage() {
           </Stack>
         </Fieldset>
       </form>
-      <Text size="sm" c="dimmed">
-        {t('invite.externalHint')}
-      </Text>
+      {admin ? (
+        <Text size="sm" c="dimmed">
+          {t('invite.externalHint')}
+        </Text>
+      ) : null}
     </Page>
   );
 }
