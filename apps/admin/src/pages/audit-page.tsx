@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
-import type { AuditItem } from '@portal/shared/schemas/administration';
+import type { AuditItem, AuditPage as AuditPageData } from '@portal/shared/schemas/administration';
 import { DataTable } from '../components/data-table';
 import { InstitutionPicker } from '../components/institution-picker';
 import { Page } from '../components/page';
@@ -12,13 +12,6 @@ import { api, download } from '../lib/api';
 import { currentLanguage } from '../lib/i18n';
 import { notifyError } from '../lib/notify';
 import { formatDateTime } from '../lib/queries';
-
-interface AuditPageData {
-  items: AuditItem[];
-  total: number;
-  page: number;
-  size: number;
-}
 
 const FILTERS = ['protocol', 'patient', 'user', 'event', 'institutionId', 'from', 'to'] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
-import type { OutboxItem } from '@portal/shared/schemas/administration';
+import type { OutboxItem, OutboxPage as OutboxPageData } from '@portal/shared/schemas/administration';
 import { DataTable } from '../components/data-table';
 import { Page } from '../components/page';
 import { Pager } from '../components/pager';
@@ -11,13 +11,6 @@ import { api } from '../lib/api';
 import { currentLanguage } from '../lib/i18n';
 import { notifyError, notifySuccess } from '../lib/notify';
 import { formatDateTime } from '../lib/queries';
-
-interface OutboxPageData {
-  items: OutboxItem[];
-  total: number;
-  page: number;
-  size: number;
-}
 
 const COLORS: Record<string, string> = { PENDING: 'yellow', SENT: 'green', DEAD: 'red' };
 

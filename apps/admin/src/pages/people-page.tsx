@@ -3,7 +3,7 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { AccountItem } from '@portal/shared/schemas/administration';
+import type { AccountItem, AccountPage } from '@portal/shared/schemas/administration';
 import { ConfirmButton } from '../components/confirm';
 import { DataTable } from '../components/data-table';
 import { Page } from '../components/page';
@@ -12,13 +12,6 @@ import { api } from '../lib/api';
 import { currentLanguage } from '../lib/i18n';
 import { notifyError, notifySuccess } from '../lib/notify';
 import { formatDateTime } from '../lib/queries';
-
-interface AccountPage {
-  items: AccountItem[];
-  total: number;
-  page: number;
-  size: number;
-}
 
 const TYPES = ['PATIENT', 'PHYSICIAN', 'EXTERNAL', 'COMPANY', 'ADMIN'] as const;
 

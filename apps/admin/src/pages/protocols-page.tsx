@@ -15,7 +15,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
-import type { AdminProtocolDetail, AdminProtocolItem } from '@portal/shared/schemas/administration';
+import type { AdminProtocolDetail, AdminProtocolItem, AdminProtocolPage } from '@portal/shared/schemas/administration';
 import { ConfirmButton } from '../components/confirm';
 import { DataTable } from '../components/data-table';
 import { InstitutionPicker } from '../components/institution-picker';
@@ -25,13 +25,6 @@ import { api } from '../lib/api';
 import { currentLanguage } from '../lib/i18n';
 import { notifyError, notifySuccess } from '../lib/notify';
 import { formatDateTime } from '../lib/queries';
-
-interface ProtocolPage {
-  items: AdminProtocolItem[];
-  total: number;
-  page: number;
-  size: number;
-}
 
 function StatusBadge({ disabled }: { disabled: boolean }) {
   const { t } = useTranslation();
@@ -162,7 +155,7 @@ export function ProtocolsPage() {
   const [selected, setSelected] = useState<string | null>(null);
   const { data } = useQuery({
     queryKey: ['protocols', applied, page],
-    queryFn: () => api<ProtocolPage>('/api/administrationbe/protocols', { query: { ...applied, page, size: 20 } }),
+    queryFn: () => api<AdminProtocolPage>('/api/administrationbe/protocols', { query: { ...applied, page, size: 20 } }),
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Language } from '@portal/shared/limits';
+import type { Tag, TagUser } from '@portal/shared/schemas/accounts';
 import { ConfirmButton } from '../components/confirm';
 import { DataTable } from '../components/data-table';
 import { InstitutionPicker } from '../components/institution-picker';
@@ -11,18 +12,6 @@ import { api } from '../lib/api';
 import { errorKey } from '../lib/errors';
 import { currentLanguage, LANGUAGES } from '../lib/i18n';
 import { notifyError, notifySuccess } from '../lib/notify';
-
-interface Tag {
-  id: string;
-  tag: string;
-}
-interface TagUser {
-  id: string;
-  name: string;
-  email: string;
-  type: string;
-  active: boolean;
-}
 
 const base = (institutionId: string) => `/api/administrationbe/institution/${institutionId}/tags`;
 

@@ -217,6 +217,7 @@ export const zInvitationSent = z.object({
 
 export const zTagBody = z.object({ tag: z.string().trim().min(1).max(100) });
 export const zTag = z.object({ id: z.string(), tag: z.string() });
+export type Tag = z.output<typeof zTag>;
 
 export const zTagUserBody = z.object({
   email: zEmail,
@@ -232,6 +233,7 @@ export const zTagUser = z.object({
   type: z.string(),
   active: z.boolean(),
 });
+export type TagUser = z.output<typeof zTagUser>;
 
 /**
  * A physician an institution vouches for: his license opens that institution's protocols

@@ -82,6 +82,7 @@ export const zAdminProtocolItem = z.object({
 });
 export type AdminProtocolItem = z.output<typeof zAdminProtocolItem>;
 export const zAdminProtocolPage = paged(zAdminProtocolItem);
+export type AdminProtocolPage = z.output<typeof zAdminProtocolPage>;
 
 export const zAdminProtocolDetail = zAdminProtocolItem.extend({
   patientBirthDate: z.string(),
@@ -137,6 +138,7 @@ export const zAuditItem = z.object({
 });
 export type AuditItem = z.output<typeof zAuditItem>;
 export const zAuditPage = paged(zAuditItem);
+export type AuditPage = z.output<typeof zAuditPage>;
 
 /** The CSV export's columns, in order. */
 export const AUDIT_CSV_COLUMNS = [
@@ -169,6 +171,7 @@ export const zOutboxItem = z.object({
 });
 export type OutboxItem = z.output<typeof zOutboxItem>;
 export const zOutboxPage = paged(zOutboxItem);
+export type OutboxPage = z.output<typeof zOutboxPage>;
 
 export const zAccountType = z.enum(['PATIENT', 'PHYSICIAN', 'EXTERNAL', 'ADMIN', 'COMPANY']);
 export const zAccountQuery = z.object({
@@ -195,4 +198,5 @@ export const zAccountItem = z.object({
 });
 export type AccountItem = z.output<typeof zAccountItem>;
 export const zAccountPage = paged(zAccountItem);
+export type AccountPage = z.output<typeof zAccountPage>;
 export const zAccountDisable = z.object({ disabled: z.boolean() });
