@@ -63,7 +63,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
       requireRole(request, 'ADMIN', 'COMPANY');
     });
     const operator = (request: Parameters<typeof requireRole>[0]) =>
-      operatorOf(ctx, requireRole(request, 'ADMIN', 'COMPANY'));
+      operatorOf(requireRole(request, 'ADMIN', 'COMPANY'));
 
     app.get(
       `${BASE}/institution`,
@@ -74,7 +74,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
           response: { 200: envelope(z.array(zInstitutionListItem)) },
         },
       },
-      async (request) => ({ data: await institutionList(ctx, await operator(request), request.query.search) }),
+      async (request) => ({ data: await institutionList(ctx, operator(request), request.query.search) }),
     );
 
     app.get(
@@ -88,7 +88,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
           response: { 200: envelope(zDashboard) },
         },
       },
-      async (request) => ({ data: await dashboard(ctx, await operator(request)) }),
+      async (request) => ({ data: await dashboard(ctx, operator(request)) }),
     );
 
     app.get(
@@ -100,7 +100,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
           response: { 200: envelope(zAdminProtocolPage) },
         },
       },
-      async (request) => ({ data: await protocolSearch(ctx, await operator(request), request.query) }),
+      async (request) => ({ data: await protocolSearch(ctx, operator(request), request.query) }),
     );
 
     app.get(
@@ -112,7 +112,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
           response: { 200: envelope(zAdminProtocolDetail) },
         },
       },
-      async (request) => ({ data: await protocolDetail(ctx, await operator(request), request.params.id) }),
+      async (request) => ({ data: await protocolDetail(ctx, operator(request), request.params.id) }),
     );
 
     app.put(
@@ -129,7 +129,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
         },
       },
       async (request) => ({
-        data: await changeProtocolStatus(ctx, request, await operator(request), request.params.id, request.body),
+        data: await changeProtocolStatus(ctx, request, operator(request), request.params.id, request.body),
       }),
     );
 
@@ -145,7 +145,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
           response: { 200: envelope(zAuditPage) },
         },
       },
-      async (request) => ({ data: await auditList(ctx, await operator(request), request.query) }),
+      async (request) => ({ data: await auditList(ctx, operator(request), request.query) }),
     );
 
     app.get(
@@ -160,7 +160,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
         },
       },
       async (request, reply) => {
-        const stream = await auditCsv(ctx, request, await operator(request), request.query);
+        const stream = await auditCsv(ctx, request, operator(request), request.query);
         const day = ctx.clock.now().toISOString().slice(0, 10);
         return reply
           .type('text/csv; charset=utf-8')
@@ -178,7 +178,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
           response: { 200: envelope(zOutboxPage) },
         },
       },
-      async (request) => ({ data: await outboxList(ctx, await operator(request), request.query) }),
+      async (request) => ({ data: await outboxList(ctx, operator(request), request.query) }),
     );
 
     app.post(
@@ -191,7 +191,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
         },
       },
       async (request) => {
-        await resendOutbox(ctx, request, await operator(request), request.params.id);
+        await resendOutbox(ctx, request, operator(request), request.params.id);
         return { data: true };
       },
     );
@@ -208,7 +208,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
           response: { 200: envelope(zAccountPage) },
         },
       },
-      async (request) => ({ data: await accountList(ctx, await operator(request), request.query) }),
+      async (request) => ({ data: await accountList(ctx, operator(request), request.query) }),
     );
 
     app.put(
@@ -225,7 +225,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
         },
       },
       async (request) => {
-        await changeAccountDisabled(ctx, request, await operator(request), request.params.id, request.body.disabled);
+        await changeAccountDisabled(ctx, request, operator(request), request.params.id, request.body.disabled);
         return { data: true };
       },
     );
@@ -243,7 +243,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
         },
       },
       async (request) => {
-        await unlockAccount(ctx, request, await operator(request), request.params.id);
+        await unlockAccount(ctx, request, operator(request), request.params.id);
         return { data: true };
       },
     );
@@ -258,7 +258,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
         },
       },
       async (request) => {
-        await endAccountSessions(ctx, request, await operator(request), request.params.id);
+        await endAccountSessions(ctx, request, operator(request), request.params.id);
         return { data: true };
       },
     );

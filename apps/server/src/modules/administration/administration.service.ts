@@ -59,11 +59,11 @@ export interface Operator {
   reach: Reach;
 }
 
-export async function operatorOf(ctx: AppContext, auth: AuthContext): Promise<Operator> {
+export function operatorOf(auth: AuthContext): Operator {
   if (auth.role === 'ADMIN') return { auth, reach: null };
   if (auth.role !== 'COMPANY') throw forbidden();
-  const actor = await institutionActor(ctx, auth);
-  return { auth, reach: actor.institutionId ? [actor.institutionId] : [] };
+  const { institutionId } = institutionActor(auth);
+  return { auth, reach: institutionId ? [institutionId] : [] };
 }
 
 const reaches = (op: Operator, institutionId: string) => op.reach === null || op.reach.includes(institutionId);

@@ -1,4 +1,5 @@
 import type { SessionRole } from '../../db/schema.js';
+import { institutionAccess } from '../accounts/accounts.policy.js';
 
 /** Who is asking, as far as institution administration cares. */
 export interface InstitutionActor {
@@ -13,10 +14,9 @@ export function canCreateInstitution(actor: InstitutionActor): boolean {
   return actor.role === 'ADMIN';
 }
 
-/** Administrators reach every institution; company users only their own. */
+/** Administrators reach every institution; company users only their own (one rule: institutionAccess). */
 export function canManageInstitution(actor: InstitutionActor, institutionId: string): boolean {
-  if (actor.role === 'ADMIN') return true;
-  return actor.role === 'COMPANY' && actor.institutionId !== null && actor.institutionId === institutionId;
+  return institutionAccess(actor, institutionId) === 'allow';
 }
 
 /** The code is what logins and invitations carry: changing it is an administrator's decision. */

@@ -49,10 +49,6 @@ export async function replaceVisualizerSettingRows(
   if (rows.length > 0) await db.insertInto('visualizerSettings').values(rows).execute();
 }
 
-export function findUserInstitutionId(db: Db, userId: string): Promise<{ institutionId: string | null } | undefined> {
-  return db.selectFrom('users').select('institutionId').where('id', '=', userId).executeTakeFirst();
-}
-
 /** The institution's MSH-4 sending facilities, in the order they were given. */
 export async function listHl7FacilityRows(db: Db, institutionId: string): Promise<string[]> {
   const rows = await db

@@ -27,7 +27,7 @@ export default function institutionRoutes(ctx: AppContext): FastifyPluginAsync {
       '/api/administrationbe/institution',
       { schema: { body: zInstitutionCreate, response: { 201: envelope(zInstitutionCreated) } } },
       async (request, reply) => {
-        const actor = await institutionActor(ctx, requireRole(request, 'ADMIN', 'COMPANY'));
+        const actor = institutionActor(requireRole(request, 'ADMIN', 'COMPANY'));
         const created = await createInstitutionAs(ctx, actor, request.body);
         return reply.status(201).send({ data: created });
       },
@@ -37,7 +37,7 @@ export default function institutionRoutes(ctx: AppContext): FastifyPluginAsync {
       '/api/administrationbe/institution/:id',
       { schema: { params: zInstitutionIdParams, response: { 200: envelope(zInstitutionView) } } },
       async (request) => {
-        const actor = await institutionActor(ctx, requireRole(request, 'ADMIN', 'COMPANY'));
+        const actor = institutionActor(requireRole(request, 'ADMIN', 'COMPANY'));
         return { data: await getInstitutionAs(ctx, actor, request.params.id) };
       },
     );
@@ -52,7 +52,7 @@ export default function institutionRoutes(ctx: AppContext): FastifyPluginAsync {
         },
       },
       async (request) => {
-        const actor = await institutionActor(ctx, requireRole(request, 'ADMIN', 'COMPANY'));
+        const actor = institutionActor(requireRole(request, 'ADMIN', 'COMPANY'));
         return { data: await updateInstitutionAs(ctx, actor, request.params.id, request.body) };
       },
     );

@@ -26,7 +26,6 @@ import {
   findInstitutionRowByHl7Facility,
   findInstitutionRowByCode,
   findInstitutionRowById,
-  findUserInstitutionId,
   insertInstitutionRow,
   listHl7FacilityRows,
   listInstitutionRows,
@@ -350,12 +349,12 @@ async function toView(db: Db, institution: Institution, apiKey?: string): Promis
   };
 }
 
-/** The caller as institution administration sees it (company users carry their institution). */
-export async function institutionActor(ctx: Pick<AppContext, 'db'>, auth: AuthContext): Promise<InstitutionActor> {
-  let institutionId: string | null = null;
-  if (auth.role === 'COMPANY' && auth.userId) {
-    institutionId = (await findUserInstitutionId(ctx.db, auth.userId))?.institutionId ?? null;
-  }
+/**
+ * The caller as institution administration sees it: company users carry their institution, read
+ * with the session's account (plugins/auth.ts).
+ */
+export function institutionActor(auth: AuthContext): InstitutionActor {
+  const institutionId = auth.role === 'COMPANY' ? (auth.account?.institutionId ?? null) : null;
   return { role: auth.role, userId: auth.userId, institutionId };
 }
 
