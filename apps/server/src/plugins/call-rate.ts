@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
+import type { Db } from '../db/database.js';
 import { tooManyAttempts } from '../lib/errors.js';
 
 const HOUR_MS = 3600_000;
@@ -32,4 +33,16 @@ export async function countCall(
       .execute();
   }
   if (calls > limit.max) throw tooManyAttempts((start + limit.windowMs - now) / 1000);
+}
+
+/**
+ * Holds `subject` until the transaction `trx` ends: a second transaction holding the same subject
+ * waits for the first to commit or roll back, in this process and in every other one on the
+ * database (PostgreSQL locks the row; SQLite takes its write lock at this first write). A count
+ * read after it and the rows inserted on its strength cannot be overtaken by a concurrent call.
+ */
+export async function holdSubject(trx: Db, subject: string, now: Date): Promise<void> {
+  await sql`
+    insert into call_rates (subject, window_start, calls) values (${`hold:${subject}`}, ${now.toISOString()}, 0)
+    on conflict (subject) do update set window_start = excluded.window_start`.execute(trx);
 }

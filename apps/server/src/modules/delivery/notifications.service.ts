@@ -3,6 +3,7 @@ import { normalizeLanguage } from '@portal/shared/validation';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { newId } from '../../lib/ids.js';
+import { holdSubject } from '../../plugins/call-rate.js';
 import { queueMail } from '../outbox/outbox.service.js';
 import { parseInstitutionSettings } from '../institutions/institution.service.js';
 import { addDays, dayOf, daysSinceMonday, dayStart } from './days.js';
@@ -83,8 +84,8 @@ export function periodStarts(now: Date): { day: string; week: string } {
 /**
  * Sends the DAY and WEEK digests: every pending notice from before the current day (DAY) or
  * week (WEEK) becomes one mail per recipient. Safe to run at any time and from several
- * processes: the notices are marked in the transaction that queues the mail, and the mail's
- * dedupe key names the recipient and period.
+ * processes: each period is read, queued and marked by one process at a time, in one
+ * transaction, and the mail's dedupe key names the recipient and period.
  */
 export async function runDigests(ctx: AppContext): Promise<{ mails: number; notices: number }> {
   const starts = periodStarts(ctx.clock.now());
@@ -95,6 +96,9 @@ export async function runDigests(ctx: AppContext): Promise<{ mails: number; noti
     ['WEEK', starts.week],
   ] as const) {
     await ctx.db.transaction().execute(async (trx) => {
+      // One process at a time: two reading the same notices would both queue a mail under one
+      // dedupe key, and a notice only the second read would be marked queued without being sent.
+      await holdSubject(trx, 'result-digests', ctx.clock.now());
       const pending = await pendingDigest(trx, frequency, before);
       const byRecipient = new Map<string, typeof pending>();
       for (const p of pending) byRecipient.set(p.recipientEmail, [...(byRecipient.get(p.recipientEmail) ?? []), p]);

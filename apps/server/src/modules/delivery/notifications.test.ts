@@ -96,6 +96,24 @@ describe('result-ready notifications', () => {
     expect(await mailsTo('silent@example.test')).toHaveLength(0);
   });
 
+  it('digests run at once (as by several server processes) queue each mail once and count each notice once', async () => {
+    const users = [];
+    for (let i = 0; i < 6; i++) {
+      users.push(await makeUser(portal.ctx, { type: 'PATIENT', email: `at-once-${i}@example.test`, frequency: 'DAY' }));
+    }
+    const exams = [];
+    for (const user of users) exams.push(await exam({ userId: user.id }), await exam({ userId: user.id }));
+    await notify(exams);
+    portal.clock.advance(24 * 3600_000);
+    const runs = await Promise.all(Array.from({ length: 6 }, () => runDigests(portal.ctx)));
+    const total = runs.reduce((sum, r) => ({ mails: sum.mails + r.mails, notices: sum.notices + r.notices }), {
+      mails: 0,
+      notices: 0,
+    });
+    expect(total).toEqual({ mails: users.length, notices: exams.length });
+    for (const user of users) expect(await mailsTo(user.email)).toHaveLength(1);
+  });
+
   it('starts days and Monday weeks in Brazil’s time', () => {
     // Sunday 2026-11-22 01:00 UTC is still Saturday 22:00 in GMT-3.
     expect(periodStarts(new Date('2026-11-22T01:00:00Z'))).toEqual({

@@ -8,6 +8,7 @@ import { AppError, notFound, tooManyAttempts } from '../../lib/errors.js';
 import { newId, newSecretToken, sha256Hex } from '../../lib/ids.js';
 import { recordAudit } from '../../plugins/audit.js';
 import { type AuthContext, issueSession } from '../../plugins/auth.js';
+import { holdSubject } from '../../plugins/call-rate.js';
 import { attemptSubject, guarded } from '../../plugins/throttle.js';
 import { institutionSettings } from '../accounts/institution-page.service.js';
 import { queueMail } from '../outbox/outbox.service.js';
@@ -46,6 +47,7 @@ function patientOnly(auth: AuthContext): string {
 export async function createShares(ctx: AppContext, request: FastifyRequest, auth: AuthContext, body: ShareCreate) {
   const userId = patientOnly(auth);
   const now = ctx.clock.now();
+  // Refused early when already over, before any protocol is looked at; counted again below.
   const recent = await countSharesSince(ctx.db, userId, addMs(now, -3600_000).toISOString());
   if (recent + body.emails.length > SHARE_RECIPIENTS_PER_HOUR) throw tooManyAttempts(3600);
 
@@ -66,28 +68,41 @@ export async function createShares(ctx: AppContext, request: FastifyRequest, aut
   const username = protocols.length === 1 ? (protocols[0]?.number ?? '') : '';
   const senderName = protocols[0]?.patientName ?? auth.username;
 
+  // The limit holds against calls in flight at once, in any server process: the patient's
+  // recent shares are counted again, and the new ones inserted, while holding the patient.
+  const reserved = await ctx.db.transaction().execute(async (trx) => {
+    await holdSubject(trx, `shares:${userId}`, now);
+    const counted = await countSharesSince(trx, userId, addMs(now, -3600_000).toISOString());
+    if (counted + body.emails.length > SHARE_RECIPIENTS_PER_HOUR) throw tooManyAttempts(3600);
+    const rows: Array<{ id: string; email: string }> = [];
+    for (const email of body.emails) {
+      const shareId = newId();
+      await insertShare(
+        trx,
+        {
+          id: shareId,
+          patientUserId: userId,
+          email,
+          // Replaced by the hash of the session token right after it is signed.
+          tokenHash: sha256Hex(newSecretToken()),
+          message: body.message?.trim() || null,
+          daysExpiration: body.period,
+          language,
+          institutionId,
+          active: 1,
+          createdAt: now.toISOString(),
+          expiresAt: expiresAt.toISOString(),
+          canceledAt: null,
+        },
+        protocolIds,
+      );
+      rows.push({ id: shareId, email });
+    }
+    return rows;
+  });
+
   const created: Array<{ id: string; email: string; expiresAt: string }> = [];
-  for (const email of body.emails) {
-    const shareId = newId();
-    await insertShare(
-      ctx.db,
-      {
-        id: shareId,
-        patientUserId: userId,
-        email,
-        // Replaced by the hash of the session token right after it is signed.
-        tokenHash: sha256Hex(newSecretToken()),
-        message: body.message?.trim() || null,
-        daysExpiration: body.period,
-        language,
-        institutionId,
-        active: 1,
-        createdAt: now.toISOString(),
-        expiresAt: expiresAt.toISOString(),
-        canceledAt: null,
-      },
-      protocolIds,
-    );
+  for (const [index, { id: shareId, email }] of reserved.entries()) {
     try {
       const session = await issueSession(ctx, {
         role: 'SHARE',
@@ -135,9 +150,9 @@ export async function createShares(ctx: AppContext, request: FastifyRequest, aut
         }
       });
     } catch (error) {
-      // A share without its mail or trace must not stay usable.
+      // A share without its mail or trace must not stay usable, nor those not reached yet.
       await ctx.db.transaction().execute(async (trx) => {
-        await cancelShare(trx, shareId, ctx.clock.now().toISOString());
+        for (const left of reserved.slice(index)) await cancelShare(trx, left.id, ctx.clock.now().toISOString());
       });
       throw error;
     }

@@ -184,6 +184,52 @@ describe('sharing protocols by e-mail', () => {
     expect(refused.json().message).toBe('Sharing is not allowed for this protocol.');
   });
 
+  it('holds 25 recipients an hour against 40 calls in flight at once', async () => {
+    const sender = await makeUser(portal.ctx, { email: 'burst-sender@mail.test' });
+    const token = await portal.sessionFor({ role: 'PATIENT', userId: sender.id, username: sender.email });
+    const protocol = await makeProtocol(portal.ctx, { institutionId, patientUserId: sender.id });
+    // 23 of the hour's 25 used first, one call after the other.
+    for (let call = 0; call < 5; call++) {
+      const emails = Array.from({ length: call < 4 ? 5 : 3 }, (_, i) => `early-${call}-${i}@mail.test`);
+      expect((await share(token, { emails, protocols: [protocol.id] })).statusCode).toBe(201);
+    }
+    const burst = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        portal.app.inject({
+          method: 'POST',
+          url: '/api/auth/protocol/share',
+          headers: bearer(token),
+          // Each from its own address, so the limit of shares is what answers, not the address's.
+          remoteAddress: `10.9.${Math.floor(i / 200)}.${(i % 200) + 1}`,
+          payload: { emails: [`burst-${i}@mail.test`], protocols: [protocol.id] },
+        }),
+      ),
+    );
+    const codes = burst.map((r) => r.statusCode);
+    const created = codes.filter((c) => c === 201).length;
+    expect(codes.filter((c) => c !== 201 && c !== 429)).toEqual([]);
+    expect(created).toBeGreaterThan(0);
+    expect(created).toBeLessThanOrEqual(2);
+    const rows = await portal.ctx.db
+      .selectFrom('shares')
+      .select('email')
+      .where('patientUserId', '=', sender.id)
+      .execute();
+    expect(rows).toHaveLength(23 + created);
+    const mails = await portal.ctx.db
+      .selectFrom('outbox')
+      .select('recipient')
+      .where('recipient', 'like', 'burst-%@mail.test')
+      .execute();
+    expect(mails).toHaveLength(created);
+    // The hour's last slot is taken: one more recipient is refused with the time to wait.
+    const more = await share(token, { emails: ['late@mail.test'], protocols: [protocol.id] });
+    if (created === 2) {
+      expect(more.statusCode).toBe(429);
+      expect(Number(more.headers['retry-after'])).toBeGreaterThan(0);
+    }
+  });
+
   it('validates the limits of spec 5 and 9: 1 to 5 e-mails, message of 120, preset periods', async () => {
     const protocol = await makeProtocol(portal.ctx, { institutionId, patientUserId: patient.id });
     const six = ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => `${n}@mail.test`);
