@@ -4,12 +4,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
-import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import helmet from 'helmet';
 import {
   hasZodFastifySchemaValidationErrors,
-  jsonSchemaTransform,
   isResponseSerializationError,
   serializerCompiler,
   validatorCompiler,
@@ -20,6 +18,7 @@ import type { AppContext } from './context.js';
 import { AppError } from './lib/errors.js';
 import { REDACT_PATHS, redactUrl } from './lib/redact.js';
 import { registerMetrics, type PortalMetrics } from './plugins/metrics.js';
+import { registerOpenApi, type OperationDocs } from './plugins/openapi.js';
 import { requestChildLogger, requestIdMixin, trackRequests } from './lib/request-context.js';
 import healthRoutes from './modules/health/health.routes.js';
 import ingestRoutes from './modules/ingest/ingest.routes.js';
@@ -32,8 +31,34 @@ import administrationRoutes from './modules/administration/administration.routes
 import sharesRoutes from './modules/shares/shares.routes.js';
 import termsRoutes from './modules/terms/terms.routes.js';
 import fhirRoutes from './modules/fhir/fhir.routes.js';
+import { accountsOperations } from './modules/accounts/accounts.openapi.js';
+import { administrationOperations } from './modules/administration/administration.openapi.js';
+import { authOperations } from './modules/auth/auth.openapi.js';
+import { deliveryOperations } from './modules/delivery/delivery.openapi.js';
+import { fhirOperations } from './modules/fhir/fhir.openapi.js';
+import { healthOperations } from './modules/health/health.openapi.js';
+import { hl7Operations } from './modules/hl7/hl7.openapi.js';
+import { ingestOperations } from './modules/ingest/ingest.openapi.js';
+import { institutionOperations } from './modules/institutions/institution.openapi.js';
+import { sharesOperations } from './modules/shares/shares.openapi.js';
+import { termsOperations } from './modules/terms/terms.openapi.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** What the API reference says of every operation (summary, tag, security, errors, examples). */
+const API_OPERATIONS: OperationDocs = {
+  ...healthOperations,
+  ...ingestOperations,
+  ...hl7Operations,
+  ...fhirOperations,
+  ...authOperations,
+  ...accountsOperations,
+  ...deliveryOperations,
+  ...sharesOperations,
+  ...termsOperations,
+  ...institutionOperations,
+  ...administrationOperations,
+};
 
 export interface BuildOptions {
   /** Resolves when the database has been migrated (readyz answers 200 after). */
@@ -168,29 +193,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     return reply.status(500).send({ message: ServerMessage.internal });
   });
 
-  // The OpenAPI document is generated from the route schemas, for integrators (GET /api/docs).
-  await app.register(fastifySwagger, {
-    openapi: {
-      info: {
-        title: 'Results portal API',
-        version: '1',
-        description:
-          'Calls that check a secret (sign-in, protocol password, current password, MFA code, password ' +
-          'recovery, share creation) answer 429 with Retry-After while the account, protocol number or ' +
-          'client address is locked (contract 8). Password hashing is queued: beyond the queue a call ' +
-          'answers 503 with Retry-After.',
-      },
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
-        },
-      },
-    },
-    transform: jsonSchemaTransform,
-  });
-  app.get('/api/docs', { schema: { hide: true } }, async () => app.swagger());
-  app.get('/api/docs/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The OpenAPI document, generated from the route schemas and each feature's *.openapi.ts.
+  await registerOpenApi(app, API_OPERATIONS);
 
   await app.register(healthRoutes(ctx, options.ready ?? (() => true)));
   await app.register(institutionRoutes(ctx));

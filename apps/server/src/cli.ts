@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { zInstitutionCreate } from '@portal/shared/schemas/institution';
@@ -21,6 +23,7 @@ Commands:
       [--view-type 1|2] [--support-email E] [--support-phone P] [--support-whatsapp W]
   institution rotate-key --code X           issue a new API key (the old one stops working)
   institution list                          list the institutions
+  openapi                                   print the OpenAPI document of this version (JSON)
 
 Configuration comes from the environment, as for the server (DATA_DIR, DATABASE_URL, ...).`;
 
@@ -128,6 +131,28 @@ async function institutionList(): Promise<void> {
   });
 }
 
+/**
+ * The OpenAPI document, as GET /api/docs/openapi.json answers it, from a portal on a throwaway
+ * SQLite file: it never touches the configured database (CI lints it before any server runs).
+ */
+async function openapiDocument(): Promise<void> {
+  // Loaded here only: the whole server is a lot to load for the other commands.
+  const { createPortal } = await import('./server.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-openapi-'));
+  try {
+    const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' });
+    const portal = await createPortal(config, { outbox: false });
+    try {
+      await portal.app.ready();
+      print(JSON.stringify(portal.app.swagger(), null, 2));
+    } finally {
+      await portal.close();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function runCli(argv: string[]): Promise<number> {
   try {
     const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
@@ -148,6 +173,9 @@ export async function runCli(argv: string[]): Promise<number> {
         return 0;
       case 'institution list':
         await institutionList();
+        return 0;
+      case 'openapi':
+        await openapiDocument();
         return 0;
       default:
         throw new UsageError(`Unknown command: ${command}`);

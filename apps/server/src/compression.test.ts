@@ -69,7 +69,7 @@ describe('compressed answers', () => {
     expect(page.headers['content-encoding']).toBe('br');
     expect(page.headers['cache-control']).toBe('no-cache');
     expect(zlib.brotliDecompressSync(page.rawPayload).toString()).toContain('<title>Portal</title>');
-    const docs = await get('/api/docs', 'gzip, br');
+    const docs = await get('/api/docs/openapi.json', 'gzip, br');
     expect(docs.headers['content-encoding']).toBe('br');
     expect(docs.headers.vary).toMatch(/accept-encoding/i);
     expect(docs.headers['cache-control']).toBe('no-store');

@@ -21,7 +21,7 @@ describe('every error answers the envelope (contract 2 and 8)', () => {
 
   beforeAll(async () => {
     portal = await startTestPortal();
-    const doc = (await portal.app.inject({ url: '/api/docs' })).json<{ paths: Record<string, object> }>();
+    const doc = (await portal.app.inject({ url: '/api/docs/openapi.json' })).json<{ paths: Record<string, object> }>();
     paths = Object.entries(doc.paths)
       .filter(([path]) => path.includes('{'))
       .flatMap(([path, operations]) =>

@@ -41,28 +41,25 @@ describe('health and request rules', () => {
   });
 });
 
-describe('OpenAPI document', () => {
+describe('API reference', () => {
   let portal: TestPortal;
   beforeAll(async () => {
     portal = await startTestPortal();
   });
   afterAll(async () => portal?.destroy());
 
-  it('describes the ingest and sign-in calls for integrators', async () => {
-    const res = await portal.app.inject({ method: 'GET', url: '/api/docs' });
-    expect(res.statusCode).toBe(200);
-    const doc = res.json();
-    expect(doc.openapi).toMatch(/^3\./);
-    expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/api/v2/delivery/ingest/protocols/{number}', '/api/v2/auth/login']),
-    );
-  });
-
-  it('serves the same OpenAPI document at /api/docs/openapi.json (contract 9)', async () => {
+  it('serves the browsable reference at /api/docs and the OpenAPI document beside it (contract 9)', async () => {
+    const page = await portal.app.inject({ method: 'GET', url: '/api/docs' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.body).toContain('/api/docs/openapi.json');
     const res = await portal.app.inject({ method: 'GET', url: '/api/docs/openapi.json' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.json()).toEqual((await portal.app.inject({ method: 'GET', url: '/api/docs' })).json());
-    expect(Object.keys(res.json().paths)).not.toContain('/api/docs/openapi.json');
+    expect(res.json().openapi).toMatch(/^3\./);
+    expect(Object.keys(res.json().paths)).toEqual(
+      expect.arrayContaining(['/api/v2/delivery/ingest/protocols/{number}', '/api/v2/auth/login']),
+    );
+    expect(Object.keys(res.json().paths).filter((p) => p.startsWith('/api/docs'))).toEqual([]);
   });
 });

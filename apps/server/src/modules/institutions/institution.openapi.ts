@@ -1,0 +1,46 @@
+import { ServerMessage } from '@portal/shared/errors';
+import type { OperationDocs } from '../../plugins/openapi.js';
+
+const BASE = '/api/administrationbe/institution';
+const ID = { id: '0b9f3c2e-5d1a-4c7e-9a8b-1f2e3d4c5b6a' };
+const INSTITUTION = {
+  code: 'LAB01',
+  name: 'Laboratório Central',
+  viewType: 1,
+  supportEmail: 'suporte@laboratorio.example.com',
+  supportPhoneNumber: '1133334444',
+  supportWhatsAppNumber: '11987654321',
+};
+
+/** Contract 6: institutions (admins; company users their own). */
+export const institutionOperations: OperationDocs = {
+  [`POST ${BASE}`]: {
+    summary: 'Open an institution; its API key is answered once',
+    tag: 'Administration',
+    security: 'bearer',
+    errors: {
+      403: ServerMessage.forbidden,
+      409: [ServerMessage.institutionCodeInUse, ServerMessage.hl7SendingFacilityInUse],
+    },
+    body: INSTITUTION,
+  },
+  [`GET ${BASE}/{id}`]: {
+    summary: 'One institution with its settings',
+    tag: 'Administration',
+    security: 'bearer',
+    errors: { 403: ServerMessage.forbidden, 404: ServerMessage.institutionNotFound },
+    params: ID,
+  },
+  [`PUT ${BASE}/{id}`]: {
+    summary: "Change an institution's data and settings",
+    tag: 'Administration',
+    security: 'bearer',
+    errors: {
+      403: ServerMessage.forbidden,
+      404: ServerMessage.institutionNotFound,
+      409: [ServerMessage.institutionCodeInUse, ServerMessage.hl7SendingFacilityInUse],
+    },
+    params: ID,
+    body: INSTITUTION,
+  },
+};
