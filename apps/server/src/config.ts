@@ -108,6 +108,8 @@ const schema = z
     METRICS_TOKEN: z.string().min(32, 'must have at least 32 characters').optional(),
     ADMIN_DIST: z.string().optional(),
     OUTBOX_POLL_MS: z.coerce.number().int().min(10).default(1000),
+    /** How long a server process holds a message it is sending; another takes it over after that. */
+    OUTBOX_LEASE_MS: z.coerce.number().int().min(5000).default(600_000),
     HL7_MLLP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     HL7_MLLP_TLS_CERT: z.string().optional(),
     HL7_MLLP_TLS_KEY: z.string().optional(),
@@ -191,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     webDist: c.WEB_DIST,
     adminDist: c.ADMIN_DIST,
     outboxPollMs: c.OUTBOX_POLL_MS,
+    outboxLeaseMs: c.OUTBOX_LEASE_MS,
     /** Prometheus metrics: off unless a port of their own or a token is given. */
     metrics: {
       enabled: c.METRICS_PORT !== undefined || c.METRICS_TOKEN !== undefined,

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPortal, type TestPortal } from '../../test/helpers.js';
 import { queueMail, queueSms, retryDeadMessages } from './outbox.service.js';
 import { smtpSender } from './outbox.transports.js';
+import { claimMessage } from './outbox.repository.js';
 import { expireMessages, OUTBOX_RETRY, processDueMessages, retryDelayMs, startOutboxWorker } from './outbox.worker.js';
 
 const PUBLIC_URL = 'http://portal.test';
@@ -158,6 +159,32 @@ describe('mails through a real SMTP server', () => {
     expect(stored.every((r) => r.sentAt !== null && r.lockedUntil === null)).toBe(true);
     // Once delivered, the one-time links are not kept in the database.
     expect(stored.map((r) => r.payload).join()).not.toMatch(/abc123|tok456|share-token-789/);
+    // Each mail's Message-ID names its outbox row, so a mail sent again after a crash is recognisable.
+    const idOf = new Map(stored.map((r) => [r.recipient, r.id]));
+    expect(pt.messageId).toBe(`<${idOf.get('ana@paciente.test')}@clinica.test>`);
+    expect(en.messageId).toBe(`<${idOf.get('friend@example.test')}@clinica.test>`);
+  });
+
+  it('a message held by a process that died is sent by another once the hold (OUTBOX_LEASE_MS) ends', async () => {
+    sink.mails.length = 0;
+    const p = await portal({ env: { ...POLL, SMTP_URL: sink.url, OUTBOX_LEASE_MS: '30000' } });
+    await queueMail(p.ctx, { kind: 'resultReady', to: 'held@example.test', language: 'pt-br' });
+    const [row] = await rows(p);
+    // The dead process's claim, as it left it.
+    const now = p.clock.now();
+    expect(
+      await claimMessage(p.ctx.db, row!.id, now.toISOString(), new Date(now.getTime() + 30_000).toISOString()),
+    ).toBe(true);
+    const smtp = smtpSender(sink.url, p.ctx.config.mailFrom);
+    try {
+      expect(await processDueMessages(p.ctx, { mail: smtp.send })).toBe(0);
+      p.clock.advance(30_001);
+      expect(await processDueMessages(p.ctx, { mail: smtp.send })).toBe(1);
+    } finally {
+      smtp.close();
+    }
+    expect(sink.mails.map((m) => m.messageId)).toEqual([`<${row!.id}@localhost>`]);
+    expect((await rows(p)).map((r) => r.status)).toEqual(['SENT']);
   });
 
   it('stops polling on stop(), after recording the send in flight', async () => {

@@ -4,6 +4,8 @@ import nodemailer from 'nodemailer';
 export class PermanentDeliveryError extends Error {}
 
 export interface MailMessage {
+  /** The outbox row: a mail sent again (its sender died before marking it sent) keeps its Message-ID. */
+  id?: string;
   to: string;
   subject: string;
   text: string;
@@ -20,6 +22,13 @@ export interface SmsMessage {
 const SMTP_TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 };
 const WEBHOOK_TIMEOUT_MS = 30_000;
 
+/** The domain of MAIL_FROM's address, for Message-IDs (`portal.invalid` when it has none). */
+export function messageIdDomain(from: string): string {
+  const address = /<([^>]*)>/.exec(from)?.[1] ?? from;
+  const domain = address.split('@')[1]?.trim();
+  return domain && /^[A-Za-z0-9.-]+$/.test(domain) ? domain : 'portal.invalid';
+}
+
 /** Sends through the SMTP server of SMTP_URL, as MAIL_FROM. */
 export function smtpSender(smtpUrl: string, from: string) {
   const transport = nodemailer.createTransport({ url: smtpUrl, ...SMTP_TIMEOUTS }, { from });
@@ -27,6 +36,7 @@ export function smtpSender(smtpUrl: string, from: string) {
     async send(message: MailMessage): Promise<void> {
       try {
         await transport.sendMail({
+          ...(message.id ? { messageId: `<${message.id}@${messageIdDomain(from)}>` } : {}),
           to: message.to,
           subject: message.subject,
           text: message.text,

@@ -35,8 +35,6 @@ export const OUTBOX_RETRY = {
   firstDelayMs: 5_000,
   maxDelayMs: 15 * 60_000,
   maxAttempts: 20,
-  /** How long a claim holds a row; far above the transports' own time-outs. */
-  leaseMs: 10 * 60_000,
   batchSize: 20,
 } as const;
 
@@ -87,7 +85,8 @@ export async function processDueMessages(
   for (const row of rows) {
     if (shouldStop()) break;
     const claimedAt = ctx.clock.now();
-    const leaseUntil = new Date(claimedAt.getTime() + OUTBOX_RETRY.leaseMs).toISOString();
+    // A process that dies while sending leaves its claim: another takes the row over once it ends.
+    const leaseUntil = new Date(claimedAt.getTime() + ctx.config.outboxLeaseMs).toISOString();
     if (!(await claimMessage(ctx.db, row.id, claimedAt.toISOString(), leaseUntil))) continue;
     await deliver(ctx, senders, row);
   }
@@ -109,6 +108,7 @@ async function deliver(ctx: AppContext, senders: Pick<Senders, 'mail' | 'sms'>, 
       await senders.sms!({ to: row.recipient, channel: payload.channel ?? 'whatsapp', text: payload.text ?? '' });
     } else {
       await senders.mail!({
+        id: row.id,
         to: row.recipient,
         subject: row.subject ?? '',
         text: payload.text ?? '',
