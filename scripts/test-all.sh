@@ -18,13 +18,14 @@ fi
 # Debian's chromium drives the browser journeys and prints the test reports; qpdf merges reports
 # (the portal needs it) and checks them, unzip checks zips; poppler-utils (pdftotext, pdftoppm),
 # ghostscript (ps2pdf) and imagemagick (convert) make and read the report corpus; prometheus
-# scrapes /metrics; make, g++ and python3 compile better-sqlite3 for Node 24
-# (scripts/with-node.sh). Whatever is missing is installed in one go.
+# scrapes /metrics; nginx balances the several-servers journey (deploy/nginx); make, g++ and
+# python3 compile better-sqlite3 for Node 24 (scripts/with-node.sh). Whatever is missing is installed in one go.
 missing=()
 [ -n "${CHROMIUM_PATH:-}" ] || command -v chromium >/dev/null || missing+=(chromium)
 command -v qpdf >/dev/null || missing+=(qpdf)
 command -v unzip >/dev/null || missing+=(unzip)
 command -v prometheus >/dev/null || missing+=(prometheus)
+[ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v make >/dev/null || missing+=(make)
 command -v g++ >/dev/null || missing+=(g++)
 command -v python3 >/dev/null || missing+=(python3)
@@ -38,7 +39,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 CHROMIUM_PATH=${CHROMIUM_PATH:-$(command -v chromium || true)}
-for tool in qpdf unzip prometheus make g++ python3 pdftotext pdftoppm ps2pdf /usr/bin/convert; do
+for tool in qpdf unzip prometheus /usr/sbin/nginx make g++ python3 pdftotext pdftoppm ps2pdf /usr/bin/convert; do
   if ! command -v "$tool" >/dev/null; then
     echo "$tool is required by the tests and could not be installed." >&2
     exit 1

@@ -20,3 +20,8 @@ export function ensureBuilt(): void {
     throw new Error(`the build did not produce ${SERVER_ENTRY} and ${WEB_INDEX}`);
   }
 }
+
+/** Journeys that need only the server (no browser): its build, made as `ensureBuilt` does when missing. */
+export function ensureServerBuilt(): void {
+  if (!fs.existsSync(SERVER_ENTRY)) ensureBuilt();
+}

@@ -14,8 +14,11 @@ function recipients(mail: ParsedMail): string[] {
   return to.flatMap((a) => a.value.map((v) => (v.address ?? '').toLowerCase()));
 }
 
-/** A real SMTP server on 127.0.0.1 that keeps what the portal sends, so journeys can follow mailed links. */
-export async function startMailbox(): Promise<Mailbox> {
+/**
+ * A real SMTP server on 127.0.0.1 that keeps what the portal sends, so journeys can follow mailed
+ * links; on `port`, or one the system gives (0, the default).
+ */
+export async function startMailbox(port = 0): Promise<Mailbox> {
   const mails: ParsedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -30,8 +33,8 @@ export async function startMailbox(): Promise<Mailbox> {
         .catch((error: Error) => done(error));
     },
   });
-  const port = await new Promise<number>((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
+  const listening = await new Promise<number>((resolve) => {
+    server.listen(port, '127.0.0.1', () => {
       const address = server.server.address();
       resolve(typeof address === 'object' && address ? address.port : 0);
     });
@@ -52,7 +55,7 @@ export async function startMailbox(): Promise<Mailbox> {
   };
 
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://127.0.0.1:${listening}`,
     mails,
     waitFor,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

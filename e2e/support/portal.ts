@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, SERVER_ENTRY, ensureBuilt } from './build';
+import { ROOT, SERVER_ENTRY, ensureBuilt } from './build.js';
 
 export interface RunningPortal {
   baseUrl: string;
@@ -28,11 +28,20 @@ function freePort(): Promise<number> {
   });
 }
 
-function exited(child: ChildProcess): Promise<void> {
+export function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
   });
+}
+
+/** Stops a child with `signal` (SIGTERM: gracefully), and with SIGKILL when it is still there after `graceMs`. */
+export async function terminate(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill(signal);
+  const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited(child);
+  clearTimeout(killer);
 }
 
 /**
@@ -67,12 +76,7 @@ export async function startPortal(extraEnv: Record<string, string> = {}): Promis
   child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString()));
 
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited(child);
-      clearTimeout(killer);
-    }
+    await terminate(child);
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
 
