@@ -28,6 +28,24 @@ function qpdfCheck(bytes: Buffer): { code: number; out: string } {
   }
 }
 
+/** The resident memory of this process's qpdf children now, in bytes. */
+function qpdfResidentBytes(): number {
+  let bytes = 0;
+  try {
+    for (const pid of fs
+      .readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)) {
+      if (!pid) continue;
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+      if (/^Name:\s+qpdf$/m.test(status)) bytes += Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+    }
+  } catch {
+    // a child ended between the reads
+  }
+  return bytes;
+}
+
 /** The outline's titles and the page number each points at. */
 function outline(doc: PDFDocument): Array<{ title: string; page: number }> {
   const pages = doc.getPages().map((p) => p.ref.toString());
@@ -42,6 +60,32 @@ function outline(doc: PDFDocument): Array<{ title: string; page: number }> {
   }
   expect(root.lookup(PDFName.of('Count'), PDFNumber).asNumber()).toBe(out.length);
   return out;
+}
+
+/**
+ * A hostile PDF: `count` tiny pages sharing one empty content stream, so that it costs its reader
+ * memory and time out of all proportion to its size (100,000 pages in 9 MB).
+ */
+function manyPages(count: number): Buffer {
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Count ${count} /Kids [${Array.from({ length: count }, (_, i) => `${i + 4} 0 R`).join(' ')}] >>`,
+    '<< /Length 0 >>\nstream\n\nendstream',
+    ...Array.from({ length: count }, () => '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] /Contents 3 0 R >>'),
+  ];
+  const parts = ['%PDF-1.4\n'];
+  let length = parts[0]!.length;
+  const offsets: number[] = [];
+  for (const [i, object] of objects.entries()) {
+    offsets.push(length);
+    const text = `${i + 1} 0 obj\n${object}\nendobj\n`;
+    parts.push(text);
+    length += text.length;
+  }
+  parts.push(`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`);
+  for (const offset of offsets) parts.push(`${String(offset).padStart(10, '0')} 00000 n \n`);
+  parts.push(`trailer << /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`);
+  return Buffer.from(parts.join(''), 'latin1');
 }
 
 const source = (protocolNumber: string, file: CorpusFile, asStream = false) => ({
@@ -181,6 +225,59 @@ describe('merging report PDFs with qpdf', () => {
       MERGE_LIMITS.maxSourceBytes = saved;
     }
   }, 60_000);
+
+  it('leaves out a source with more pages than a report has, once its pages are counted', async () => {
+    const saved = MERGE_LIMITS.maxSourcePages;
+    MERGE_LIMITS.maxSourcePages = 30;
+    try {
+      const gs = corpus.find((f) => f.name === 'ghostscript')!;
+      const long: CorpusFile = { name: 'long', bytes: manyPages(31), readable: true };
+      const short: CorpusFile = { name: 'short', bytes: manyPages(30), readable: true };
+      const merged = await mergePdfs(
+        [
+          { title: 'M-1 - Ana', sources: [source('M-1', long), source('M-1', gs)] },
+          { title: 'M-2 - Rui', sources: [source('M-2', short)] },
+        ],
+        'es',
+      );
+      const bytes = await readAll(merged.body);
+      expect(merged.leftOut).toEqual([expect.objectContaining({ resourceId: 'long', reason: 'too-many-pages' })]);
+      const pages = seePages(bytes);
+      expect(pages).toHaveLength(1 + seen.get('ghostscript')!.length + 30);
+      expect(pages[0]!.text).toContain('tiene demasiadas páginas');
+      expect(pages[1]!.text).toBe(seen.get('ghostscript')![0]!.text);
+      expect(outline(await PDFDocument.load(bytes))).toEqual([
+        { title: 'M-1 - Ana', page: 1 },
+        { title: 'M-2 - Rui', page: 2 + seen.get('ghostscript')!.length },
+      ]);
+      expect(qpdfCheck(bytes).code).toBe(0);
+    } finally {
+      MERGE_LIMITS.maxSourcePages = saved;
+    }
+  }, 60_000);
+
+  it('leaves out a source of 100,000 pages, which qpdf may not read within its memory, and keeps the rest', async () => {
+    const hemograma = corpus.find((f) => f.name === 'chromium-hemograma')!;
+    const gs = corpus.find((f) => f.name === 'ghostscript')!;
+    const hostile: CorpusFile = { name: 'hostile', bytes: manyPages(100_000), readable: true };
+    // qpdf's resident memory, sampled: read whole, this file takes it past 500 MiB.
+    let peak = 0;
+    const sampler = setInterval(() => (peak = Math.max(peak, qpdfResidentBytes())), 5);
+    const merged = await mergePdfs(
+      [{ title: 'H-1 - Ana', sources: [source('H-1', hemograma), source('H-1', hostile), source('H-1', gs)] }],
+      'pt-br',
+    ).finally(() => clearInterval(sampler));
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(MERGE_LIMITS.qpdfMemoryBytes);
+    const bytes = await readAll(merged.body);
+    expect(merged.leftOut).toEqual([expect.objectContaining({ resourceId: 'hostile', reason: 'too-many-pages' })]);
+    const pages = seePages(bytes);
+    const before = seen.get('chromium-hemograma')!;
+    expect(pages).toHaveLength(before.length + 1 + seen.get('ghostscript')!.length);
+    expect(pages[0]!.text).toBe(before[0]!.text);
+    expect(pages[before.length]!.text).toContain('tem páginas demais');
+    expect(qpdfCheck(bytes).code).toBe(0);
+  }, 180_000);
 
   it('runs at most two qpdf processes however many merges are open, and every merge completes', async () => {
     const children = () => {

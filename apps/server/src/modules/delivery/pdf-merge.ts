@@ -7,17 +7,23 @@ import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { type NoticeLanguage, noticeText, type LeftOutReason } from './pdf-notice.js';
+import { dict, openQpdfOutput, type PdfValue, type QpdfOutput, refId } from './qpdf-output.js';
 
 /** Where merged bytes go; resolves when the consumer can take more (back-pressure). */
 export type ByteSink = (chunk: Uint8Array) => Promise<void>;
 
-/** A stored report to merge; `open` gives its bytes whole (read ahead) or as a stream. */
+/**
+ * A stored report to merge: `path` when its bytes are a file on this machine (read in place,
+ * never written), else `open` gives them whole (read ahead) or as a stream, copied to a
+ * temporary file for qpdf.
+ */
 export interface MergeSource {
   /** What the notice page and the audit record call it: the protocol's number and the exam. */
   protocolNumber: string;
   report: string;
   resourceId: string;
   size: number;
+  path?: string;
   open(): Promise<Buffer | Readable>;
 }
 
@@ -50,8 +56,15 @@ export const MERGE_LIMITS = {
   perSourceMs: 5_000,
   /** Reading one source alone, when a merge failed and the culprit is being looked for. */
   checkTimeoutMs: 20_000,
-  /** Pages in one merged answer. */
+  /** Pages in one merged answer, and in one source (a source over it is left out with a notice). */
   maxPages: 20_000,
+  maxSourcePages: 2_000,
+  /**
+   * Address space of one qpdf process. A 50-protocol print needs under 32 MiB (stream data is
+   * copied, not held); qpdf holds about 5 KiB per page, so a source of 100,000 tiny pages would
+   * take 500 MiB and fails here instead.
+   */
+  qpdfMemoryBytes: 256 << 20,
 };
 
 /**
@@ -76,12 +89,25 @@ interface QpdfRun {
   timedOut: boolean;
 }
 
-/** Runs qpdf with a deadline; stdout is kept (bounded), stderr's first 64 KiB are kept. */
-function runQpdf(args: string[], timeoutMs: number, maxStdout = 64 << 20): Promise<QpdfRun> {
+/**
+ * Runs qpdf with a deadline and a ceiling on its address space (`ulimit -v`, through `sh`, which
+ * then becomes qpdf): a source built to exhaust memory makes qpdf fail, never the machine. stdout
+ * is kept (bounded), stderr's first 64 KiB are kept.
+ */
+function runQpdf(
+  args: string[],
+  timeoutMs: number,
+  maxStdout = 64 << 20,
+  memoryBytes = MERGE_LIMITS.qpdfMemoryBytes,
+): Promise<QpdfRun> {
   return qpdfTurns(
     () =>
       new Promise<QpdfRun>((resolve, reject) => {
-        const child = spawn(QPDF(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(
+          '/bin/sh',
+          ['-c', 'ulimit -v "$1" || exit 126; shift; exec "$@"', 'qpdf', String(memoryBytes >> 10), QPDF(), ...args],
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        );
         const out: Buffer[] = [];
         let outBytes = 0;
         let err = '';
@@ -100,11 +126,13 @@ function runQpdf(args: string[], timeoutMs: number, maxStdout = 64 << 20): Promi
         });
         child.on('error', (error: NodeJS.ErrnoException) => {
           clearTimeout(timer);
-          reject(error.code === 'ENOENT' ? new QpdfMissingError() : error);
+          reject(error);
         });
         child.on('close', (code) => {
           clearTimeout(timer);
-          resolve({ code, stdout: Buffer.concat(out), stderr: err, timedOut });
+          // The shell answers 127 when it finds no program to become.
+          if (code === 127 && !out.length) reject(new QpdfMissingError());
+          else resolve({ code, stdout: Buffer.concat(out), stderr: err, timedOut });
         });
       }),
   );
@@ -123,8 +151,12 @@ export async function qpdfVersion(): Promise<string | null> {
 /** What a failed read of one source tells about it, from qpdf's message. */
 async function reasonOf(message: string, file: string): Promise<LeftOutReason> {
   if (/password/i.test(message)) return 'password';
+  // qpdf ran out of the address space it is given (MERGE_LIMITS.qpdfMemoryBytes).
+  if (/bad_alloc/.test(message)) return 'too-large';
   // Readers accept the `%PDF-` header anywhere in the first KiB; a file without it is something else.
-  const handle = await fs.promises.open(file, 'r');
+  // A stored file removed while it was being merged (replaced by a newer report) reads as damaged.
+  const handle = await fs.promises.open(file, 'r').catch(() => null);
+  if (!handle) return 'damaged';
   try {
     const head = Buffer.alloc(1024);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
@@ -206,123 +238,149 @@ function textString(s: string): string {
 }
 
 interface QpdfJson {
-  pages: Array<{ object: string; contents: string[] }>;
   qpdf: [{ maxobjectid: number }, Record<string, { value: Record<string, unknown> }>];
 }
 
 /** The key a source's layers carry through the merge: their state in their own document. */
 const LAYER_STATE = '/PortalLayerState';
 
+/** Where each source's pages are in qpdf's output, read from the output itself. */
+interface Layout {
+  output: QpdfOutput;
+  rootId: number;
+  pagesId: number;
+  catalog: PdfValue & { kind: 'dict' };
+  /** Page references (`N 0 R`) of each source, in order, the marker before each left out. */
+  pagesOf: string[][];
+}
+
 /**
- * Adds to qpdf's output, without rewriting it, what `--pages` does not carry: an incremental
- * update (appended after qpdf's last byte) with a page tree without the marker pages, an outline
- * with a bookmark per titled group, and the layers' default states (which of them are hidden).
+ * Reads qpdf's output: the page tree, and each source's pages, found by the marker page put
+ * before each source (every marker shows the marker file's one content stream, which no source
+ * page can share).
  */
-async function finalUpdate(
-  file: string,
-  fileLength: number,
-  groups: Array<{ title: string | null }> | null,
-  layers: boolean,
-  timeoutMs: number,
-) {
-  const run = await runQpdf(
-    [
-      '--json=2',
-      '--json-key=pages',
-      '--json-key=qpdf',
-      // Every object only when layers are to be found among them; else the catalog is enough.
-      ...(layers ? [] : ['--json-object=trailer', '--json-object=1']),
-      file,
-    ],
-    timeoutMs,
-    layers ? 512 << 20 : 64 << 20,
-  );
-  if (run.code !== 0 && run.code !== 3)
-    throw new Error(`qpdf could not read its own output: ${run.stderr.slice(0, 500)}`);
-  const json = JSON.parse(run.stdout.toString('utf8')) as QpdfJson;
-  const objects = json.qpdf[1];
-  const trailer = objects['trailer']?.value ?? {};
-  const rootRef = String(trailer['/Root']);
-  const rootId = Number(rootRef.split(' ')[0]);
-  const catalog = objects[`obj:${rootRef}`]?.value;
-  if (!catalog) throw new Error(`merged file's catalog is ${rootRef}, not object 1`);
-  const pagesId = Number(String(catalog['/Pages']).split(' ')[0]);
-  // Marker pages all share the marker's content stream; every group starts with one.
-  const markerContents = groups ? json.pages[0]?.contents.join(' ') : undefined;
-  const kept: string[] = [];
-  const firstPageOf: Array<string | undefined> = [];
-  let group = -1;
-  for (const page of json.pages) {
-    if (markerContents !== undefined && page.contents.join(' ') === markerContents) {
-      group++;
-      firstPageOf[group] = undefined;
-      continue;
+async function readLayout(file: string, sources: number): Promise<Layout> {
+  const output = await openQpdfOutput(file);
+  try {
+    const rootId = refId(output.trailer.entries.get('/Root'), "the merged file's /Root");
+    const catalog = dict((await output.objects([rootId])).get(rootId), "the merged file's catalog");
+    const pagesId = refId(catalog.entries.get('/Pages'), "the catalog's /Pages");
+    const tree = dict((await output.objects([pagesId])).get(pagesId), 'the page tree');
+    const kids = tree.entries.get('/Kids');
+    if (kids?.kind !== 'array') throw new Error('the page tree has no /Kids');
+    const ids = kids.items.map((k) => refId(k, 'a page'));
+    const pages = await output.objects(ids);
+    const pagesOf: string[][] = [];
+    let marker: string | undefined;
+    for (const id of ids) {
+      const page = dict(pages.get(id), `page ${id}`);
+      // qpdf's --pages writes a flat page tree: every kid is a page.
+      if (page.entries.get('/Type')?.raw !== '/Page') throw new Error(`object ${id} in the page tree is not a page`);
+      const contents = page.entries.get('/Contents')?.raw;
+      marker ??= contents;
+      if (contents === marker) pagesOf.push([]);
+      else pagesOf.at(-1)!.push(`${id} 0 R`);
     }
-    firstPageOf[group] ??= page.object;
-    kept.push(page.object);
+    if (pagesOf.length !== sources) throw new Error(`found ${pagesOf.length} markers for ${sources} sources`);
+    return { output, rootId, pagesId, catalog, pagesOf };
+  } catch (error) {
+    await output.close();
+    throw error;
   }
-  if (groups && group !== groups.length - 1) throw new Error(`found ${group + 1} markers for ${groups.length} groups`);
-  let nextId = json.qpdf[0].maxobjectid + 1;
-  const outlineId = nextId++;
-  const items = (groups ?? [])
-    .map((g, i) => ({ title: g.title, page: firstPageOf[i] }))
-    .filter((g): g is { title: string; page: string } => g.title !== null && g.page !== undefined)
-    .map((g) => ({ ...g, id: nextId++ }));
+}
+
+/**
+ * What `--pages` does not carry, added to qpdf's output without rewriting it: an incremental
+ * update (appended after qpdf's last byte) with a page tree without the marker pages, an outline
+ * with a bookmark per titled group at its first page, and the layers' default states.
+ */
+function finalUpdate(
+  layout: Layout,
+  kept: string[],
+  bookmarks: Array<{ title: string; page: string }>,
+  layers: Record<string, unknown> | null,
+): Buffer {
+  const { output, catalog } = layout;
+  const size = Number(output.trailer.entries.get('/Size')?.raw);
+  if (!Number.isInteger(size) || size <= 0) throw new Error("the merged file's trailer has no /Size");
+  let nextId = size;
+  const outlineId = bookmarks.length > 0 ? nextId++ : null;
+  const items = bookmarks.map((b) => ({ ...b, id: nextId++ }));
+  const entries = [...catalog.entries]
+    .filter(([key]) => !['/Outlines', '/PageMode', ...(layers ? ['/OCProperties'] : [])].includes(key))
+    .map(([key, value]) => `${key} ${value.raw}`);
+  if (outlineId !== null) entries.push(`/Outlines ${outlineId} 0 R`, '/PageMode /UseOutlines');
+  if (layers) entries.push(`/OCProperties ${pdfValue(layers)}`);
   const objectsOut: Array<[number, string]> = [
-    [pagesId, `<< /Type /Pages /Kids [${kept.join(' ')}] /Count ${kept.length} >>`],
-    [
-      outlineId,
-      items.length > 0
-        ? `<< /Type /Outlines /First ${items[0]!.id} 0 R /Last ${items.at(-1)!.id} 0 R /Count ${items.length} >>`
-        : '<< /Type /Outlines /Count 0 >>',
-    ],
-    ...items.map((item, i): [number, string] => [
-      item.id,
-      `<< /Title ${textString(item.title)} /Parent ${outlineId} 0 R${i > 0 ? ` /Prev ${items[i - 1]!.id} 0 R` : ''}${
-        i < items.length - 1 ? ` /Next ${items[i + 1]!.id} 0 R` : ''
-      } /Dest [${item.page} /Fit] >>`,
-    ]),
-    [
-      rootId,
-      pdfValue({
-        ...catalog,
-        '/Outlines': `${outlineId} 0 R`,
-        ...(items.length > 0 ? { '/PageMode': '/UseOutlines' } : {}),
-        ...(layers ? layerProperties(objects) : {}),
-      }),
-    ],
+    [layout.pagesId, `<< /Type /Pages /Kids [${kept.join(' ')}] /Count ${kept.length} >>`],
+    [layout.rootId, `<< ${entries.join(' ')} >>`],
   ];
-  const startxref = await lastStartxref(file, fileLength);
+  if (outlineId !== null) {
+    objectsOut.push([
+      outlineId,
+      `<< /Type /Outlines /First ${items[0]!.id} 0 R /Last ${items.at(-1)!.id} 0 R /Count ${items.length} >>`,
+    ]);
+    for (const [i, item] of items.entries()) {
+      objectsOut.push([
+        item.id,
+        `<< /Title ${textString(item.title)} /Parent ${outlineId} 0 R${i > 0 ? ` /Prev ${items[i - 1]!.id} 0 R` : ''}${
+          i < items.length - 1 ? ` /Next ${items[i + 1]!.id} 0 R` : ''
+        } /Dest [${item.page} /Fit] >>`,
+      ]);
+    }
+  }
   let body = '\n';
   const offsets = new Map<number, number>();
   for (const [id, text] of objectsOut) {
-    offsets.set(id, fileLength + Buffer.byteLength(body, 'latin1'));
+    offsets.set(id, output.length + Buffer.byteLength(body, 'latin1'));
     body += `${id} 0 obj\n${text}\nendobj\n`;
   }
-  const xrefAt = fileLength + Buffer.byteLength(body, 'latin1');
+  const xrefAt = output.length + Buffer.byteLength(body, 'latin1');
   body += 'xref\n';
   for (const id of [...offsets.keys()].sort((a, b) => a - b)) {
     body += `${id} 1\n${String(offsets.get(id)).padStart(10, '0')} 00000 n\r\n`;
   }
-  const id = trailer['/ID'] ? ` /ID ${pdfValue(trailer['/ID'])}` : '';
-  body += `trailer\n<< /Size ${nextId} /Root ${rootRef} /Prev ${startxref}${id} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
-  // Titles are ASCII-safe here: every non-ASCII character went into a hex string above.
-  return { update: Buffer.from(body, 'latin1'), pages: kept.length };
+  const fileId = output.trailer.entries.get('/ID');
+  const idEntry = fileId ? ` /ID ${fileId.raw}` : '';
+  body += `trailer\n<< /Size ${nextId} /Root ${layout.rootId} 0 R /Prev ${output.startxref}${idEntry} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  // Titles are ASCII here: every non-ASCII character went into a hex string; qpdf's own values are bytes.
+  return Buffer.from(body, 'latin1');
 }
 
-/** The catalog's optional content: every layer the sources had, hidden where its source hid it. */
-function layerProperties(objects: Record<string, { value?: unknown }>): Record<string, unknown> {
+/**
+ * The catalog's optional content: every layer marked in its source (`markLayers`), hidden where
+ * its source hid it. The marks are found by a byte search of qpdf's plain output, each checked
+ * to be in a layer's dictionary (a stream's bytes may hold the same word).
+ */
+async function layerProperties(file: string, output: QpdfOutput): Promise<Record<string, unknown> | null> {
+  const found = await positionsOf(file, LAYER_STATE, 100_000);
+  if (found.length === 0) return null;
+  const starts = [...output.offsets].sort((a, b) => a[1] - b[1]);
+  const owners = new Set<number>();
+  for (const at of found) {
+    // The object a position is in: the last one starting before it.
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]![1] <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    const owner = starts[lo];
+    if (owner && owner[1] <= at) owners.add(owner[0]);
+  }
+  const objects = await output.objects([...owners]);
   const all: string[] = [];
   const off: string[] = [];
-  for (const [key, object] of Object.entries(objects)) {
-    const value = object.value as Record<string, unknown> | undefined;
-    if (!key.startsWith('obj:') || typeof value !== 'object' || value === null || value['/Type'] !== '/OCG') continue;
-    const ref = key.slice(4);
-    all.push(ref);
-    if (value[LAYER_STATE] === '/OFF') off.push(ref);
+  for (const [id, value] of [...objects].sort((a, b) => a[0] - b[0])) {
+    if (value.kind !== 'dict' || value.entries.get('/Type')?.raw !== '/OCG') continue;
+    const state = value.entries.get(LAYER_STATE)?.raw;
+    if (state !== '/ON' && state !== '/OFF') continue;
+    all.push(`${id} 0 R`);
+    if (state === '/OFF') off.push(`${id} 0 R`);
   }
-  if (all.length === 0) return {};
-  return { '/OCProperties': { '/OCGs': all, '/D': { '/Order': all, '/OFF': off } } };
+  if (all.length === 0) return null;
+  return { '/OCGs': all, '/D': { '/Order': all, '/OFF': off } };
 }
 
 /**
@@ -330,7 +388,7 @@ function layerProperties(objects: Record<string, { value?: unknown }>): Record<s
  * since `--pages` keeps the layers but not the catalog that says which are hidden. Returns the
  * marked copy, or null when the source has no layers.
  */
-async function markLayers(file: string, timeoutMs: number): Promise<string | null> {
+async function markLayers(file: string, into: string, timeoutMs: number): Promise<string | null> {
   // Only a catalog can say a layer is hidden; it is in plain sight unless in an object stream
   // (dictionaries are not encrypted, only strings and streams).
   if (!(await fileContains(file, ['/OCProperties', '/ObjStm']))) return null;
@@ -362,8 +420,8 @@ async function markLayers(file: string, timeoutMs: number): Promise<string | nul
     update[`obj:${ref}`] = { value: { ...value, [LAYER_STATE]: hidden ? '/OFF' : '/ON' } };
   }
   if (Object.keys(update).length === 0) return null;
-  const updateFile = `${file}.layers.json`;
-  const marked = `${file}.layers.pdf`;
+  const updateFile = `${into}.json`;
+  const marked = `${into}.pdf`;
   await fs.promises.writeFile(updateFile, JSON.stringify({ qpdf: [{ jsonversion: 2 }, update] }));
   const rewrite = await runQpdf(['--decrypt', file, `--update-from-json=${updateFile}`, marked], timeoutMs);
   return rewrite.code === 0 || rewrite.code === 3 ? marked : null;
@@ -371,26 +429,33 @@ async function markLayers(file: string, timeoutMs: number): Promise<string | nul
 
 /** Whether a file's bytes hold one of these words anywhere. */
 async function fileContains(file: string, words: readonly string[]): Promise<boolean> {
-  let tail = '';
+  let tail: Buffer = Buffer.alloc(0);
   for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 })) {
-    const text = tail + (chunk as Buffer).toString('latin1');
-    if (words.some((w) => text.includes(w))) return true;
-    tail = text.slice(-16);
+    const bytes: Buffer = tail.length > 0 ? Buffer.concat([tail, chunk as Buffer]) : (chunk as Buffer);
+    if (words.some((w) => bytes.includes(w, 0, 'latin1'))) return true;
+    tail = bytes.subarray(-32);
   }
   return false;
 }
 
-async function lastStartxref(file: string, length: number): Promise<number> {
-  const handle = await fs.promises.open(file, 'r');
-  try {
-    const tail = Buffer.alloc(Math.min(length, 1024));
-    await handle.read(tail, 0, tail.length, length - tail.length);
-    const m = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail.toString('latin1'));
-    if (!m) throw new Error('merged file has no startxref');
-    return Number(m[1]);
-  } finally {
-    await handle.close();
+/** Where a word is in a file (at most `max` places). */
+async function positionsOf(file: string, word: string, max: number): Promise<number[]> {
+  const found: number[] = [];
+  let base = 0;
+  let tail: Buffer = Buffer.alloc(0);
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 })) {
+    const bytes = Buffer.concat([tail, chunk as Buffer]);
+    const start = base - tail.length;
+    // A word spanning two chunks is found once: in the tail, only a match ending in the new chunk counts.
+    // The tail is shorter than the word: every match ends in the new chunk, none is counted twice.
+    for (let at = bytes.indexOf(word, 0, 'latin1'); at >= 0; at = bytes.indexOf(word, at + 1, 'latin1')) {
+      found.push(start + at);
+      if (found.length >= max) return found;
+    }
+    base += (chunk as Buffer).length;
+    tail = bytes.subarray(Math.max(0, bytes.length - word.length + 1));
   }
+  return found;
 }
 
 async function writeSource(file: string, source: MergeSource): Promise<void> {
@@ -423,24 +488,21 @@ async function mergeIn(
   language: NoticeLanguage,
   cleanup: () => Promise<void>,
 ): Promise<MergedPdf> {
-  const bookmarks = groups.some((g) => g.title !== null);
   const markerFile = path.join(dir, 'marker.pdf');
-  if (bookmarks) await fs.promises.writeFile(markerFile, await marker());
+  await fs.promises.writeFile(markerFile, await marker());
   interface Slot {
     source: MergeSource;
     file: string;
+    group: number;
     left?: LeftOutReason;
   }
-  const order: Array<Slot | 'marker'> = [];
   const slots: Slot[] = [];
-  for (const group of groups) {
-    if (bookmarks) order.push('marker');
-    for (const source of group.sources) {
-      const slot: Slot = { source, file: path.join(dir, `s${slots.length}.pdf`) };
+  for (const [group, { sources }] of groups.entries()) {
+    for (const source of sources) {
+      const slot: Slot = { source, group, file: source.path ?? path.join(dir, `s${slots.length}.pdf`) };
       if (source.size > MERGE_LIMITS.maxSourceBytes) slot.left = 'too-large';
-      else await writeSource(slot.file, source);
+      else if (!source.path) await writeSource(slot.file, source);
       slots.push(slot);
-      order.push(slot);
     }
   }
   const leaveOut = async (slot: Slot, reason: LeftOutReason) => {
@@ -452,9 +514,9 @@ async function mergeIn(
 
   const out = path.join(dir, 'merged.pdf');
   const timeoutMs = MERGE_LIMITS.baseTimeoutMs + MERGE_LIMITS.perSourceMs * slots.length;
+  /** One qpdf run for the whole merge; a source it cannot read becomes a notice and it runs again. */
   const merge = async () => {
     for (let attempt = 0; ; attempt++) {
-      const files = order.map((o) => (o === 'marker' ? markerFile : o.file));
       const run = await runQpdf(
         [
           '--empty',
@@ -464,7 +526,8 @@ async function mergeIn(
           '--warning-exit-0',
           '--no-warn',
           '--pages',
-          ...files,
+          // The marker page before each source tells where its pages start in the output.
+          ...(slots.length > 0 ? slots.flatMap((s) => [markerFile, s.file]) : [markerFile]),
           '--',
           out,
         ],
@@ -481,64 +544,93 @@ async function mergeIn(
         await leaveOut(named, await reasonOf(line || run.stderr, named.file));
         continue;
       }
-      // A merge that ran out of time (or failed without naming a file): each source is read on
-      // its own, with a deadline of its own, and the ones that fail are left out.
+      // A merge that ran out of time or memory (or failed without naming a file): each source is
+      // read on its own, with a deadline of its own, and the ones that fail are left out.
       let found = false;
       await Promise.all(
         slots
           .filter((s) => !s.left)
           .map(async (slot) => {
             const check = await runQpdf(['--show-npages', slot.file], MERGE_LIMITS.checkTimeoutMs);
-            if (check.timedOut) {
+            const reason: LeftOutReason | null = check.timedOut
+              ? 'timeout'
+              : check.code !== 0 && check.code !== 3
+                ? await reasonOf(check.stderr, slot.file)
+                : Number(check.stdout.toString()) > MERGE_LIMITS.maxSourcePages
+                  ? 'too-many-pages'
+                  : null;
+            if (reason) {
               found = true;
-              await leaveOut(slot, 'timeout');
-            } else if (check.code !== 0 && check.code !== 3) {
-              found = true;
-              await leaveOut(slot, await reasonOf(check.stderr, slot.file));
+              await leaveOut(slot, reason);
             }
           }),
       );
       if (!found) throw new Error(run.timedOut ? 'merging timed out' : `qpdf failed: ${run.stderr.slice(0, 500)}`);
     }
   };
+  // A merge without sources has one marker, and no page once it is left out.
+  const markers = Math.max(slots.length, 1);
   await merge();
-  // Rare in reports, layers cost a second merge: each source with layers is marked first.
-  let layers = false;
-  // qpdf's output has no object streams and is not encrypted: its dictionaries are plain text.
-  if (await fileContains(out, ['/OCG'])) {
-    await Promise.all(
-      slots
-        .filter((s) => !s.left)
-        .map(async (slot) => {
-          const marked = await markLayers(slot.file, MERGE_LIMITS.checkTimeoutMs);
-          if (marked) {
-            slot.file = marked;
-            layers = true;
-          }
-        }),
-    );
-    if (layers) await merge();
-  }
-  const length = (await fs.promises.stat(out)).size;
-  let update = Buffer.alloc(0);
-  if (bookmarks || layers) {
-    const added = await finalUpdate(out, length, bookmarks ? groups : null, layers, timeoutMs);
-    if (added.pages > MERGE_LIMITS.maxPages) throw new Error(`merged file has ${added.pages} pages`);
-    update = added.update;
-  }
-  const body = new PassThrough({ highWaterMark: 1 << 20 });
-  const done = () => void cleanup();
-  // Dropped answers clean up when they close; read ones before their last bytes are handed over.
-  body.once('close', done);
-  pipeline(fs.createReadStream(out, { highWaterMark: 1 << 20 }), body, { end: false })
-    .then(cleanup)
-    .then(() => body.end(update))
-    .catch((error: unknown) => body.destroy(error as Error));
-  return {
-    length: length + update.length,
-    leftOut: slots.filter((s) => s.left).map((s) => ({ ...describe(s.source), reason: s.left! })),
-    body,
+  let layout = await readLayout(out, markers);
+  const again = async () => {
+    await layout.output.close();
+    await merge();
+    layout = await readLayout(out, markers);
   };
+  try {
+    // A source with more pages than a report has is left out once its pages are counted.
+    const long = slots.filter((s, i) => !s.left && layout.pagesOf[i]!.length > MERGE_LIMITS.maxSourcePages);
+    for (const slot of long) await leaveOut(slot, 'too-many-pages');
+    if (long.length > 0) await again();
+
+    // Rare in reports, layers cost a second merge: each source with layers is marked first.
+    // qpdf's output has no object streams and is not encrypted: its dictionaries are plain text.
+    let layers: Record<string, unknown> | null = null;
+    if (await fileContains(out, ['/OCG'])) {
+      let marked = false;
+      await Promise.all(
+        slots
+          .filter((s) => !s.left)
+          .map(async (slot) => {
+            const into = path.join(dir, `layers-${slots.indexOf(slot)}`);
+            const file = await markLayers(slot.file, into, MERGE_LIMITS.checkTimeoutMs);
+            if (file) {
+              slot.file = file;
+              marked = true;
+            }
+          }),
+      );
+      if (marked) {
+        await again();
+        layers = await layerProperties(out, layout.output);
+      }
+    }
+
+    const kept = layout.pagesOf.flat();
+    if (kept.length > MERGE_LIMITS.maxPages) throw new Error(`merged file has ${kept.length} pages`);
+    const bookmarks: Array<{ title: string; page: string }> = [];
+    for (const [g, group] of groups.entries()) {
+      const page = slots.flatMap((s, i) => (s.group === g ? layout.pagesOf[i]! : []))[0];
+      if (group.title !== null && page) bookmarks.push({ title: group.title, page });
+    }
+    const update = finalUpdate(layout, kept, bookmarks, layers);
+    const length = layout.output.length;
+    const body = new PassThrough({ highWaterMark: 1 << 20 });
+    const done = () => void cleanup();
+    // Dropped answers clean up when they close; read ones before their last bytes are handed over.
+    body.once('close', done);
+    pipeline(fs.createReadStream(out, { highWaterMark: 1 << 20, end: length - 1 }), body, { end: false })
+      .then(cleanup)
+      .then(() => body.end(update))
+      .catch((error: unknown) => body.destroy(error as Error));
+    return {
+      length: length + update.length,
+      leftOut: slots.filter((s) => s.left).map((s) => ({ ...describe(s.source), reason: s.left! })),
+      body,
+    };
+  } finally {
+    await layout.output.close();
+  }
 }
 
 function describe(source: MergeSource): Omit<LeftOut, 'reason'> {

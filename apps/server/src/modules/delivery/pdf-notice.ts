@@ -1,5 +1,5 @@
 /** Why a report could not be put in a merged PDF. */
-export type LeftOutReason = 'password' | 'not-pdf' | 'damaged' | 'too-large' | 'timeout';
+export type LeftOutReason = 'password' | 'not-pdf' | 'damaged' | 'too-large' | 'too-many-pages' | 'timeout';
 export type NoticeLanguage = 'pt-br' | 'es' | 'en';
 
 const TEXTS: Record<
@@ -19,6 +19,7 @@ const TEXTS: Record<
       'not-pdf': 'Motivo: o arquivo do laudo não é um PDF.',
       damaged: 'Motivo: o arquivo do laudo está danificado e não pode ser lido.',
       'too-large': 'Motivo: o arquivo do laudo é grande demais para ser juntado aos outros.',
+      'too-many-pages': 'Motivo: o arquivo do laudo tem páginas demais para ser juntado aos outros.',
       timeout: 'Motivo: o arquivo do laudo demorou demais para ser lido.',
     },
     after: 'Os demais laudos seguem normalmente. Abra este laudo sozinho no portal ou procure o laboratório.',
@@ -31,6 +32,7 @@ const TEXTS: Record<
       'not-pdf': 'Motivo: el archivo del informe no es un PDF.',
       damaged: 'Motivo: el archivo del informe está dañado y no se puede leer.',
       'too-large': 'Motivo: el archivo del informe es demasiado grande para unirlo a los demás.',
+      'too-many-pages': 'Motivo: el archivo del informe tiene demasiadas páginas para unirlo a los demás.',
       timeout: 'Motivo: la lectura del archivo del informe tardó demasiado.',
     },
     after: 'Los demás informes siguen con normalidad. Abra este informe solo en el portal o contacte al laboratorio.',
@@ -43,6 +45,7 @@ const TEXTS: Record<
       'not-pdf': 'Reason: the report file is not a PDF.',
       damaged: 'Reason: the report file is damaged and cannot be read.',
       'too-large': 'Reason: the report file is too large to be joined to the others.',
+      'too-many-pages': 'Reason: the report file has too many pages to be joined to the others.',
       timeout: 'Reason: reading the report file took too long.',
     },
     after: 'The other reports follow as usual. Open this report on its own in the portal or contact the laboratory.',

@@ -238,10 +238,14 @@ export function mergeSources(
   ctx: AppContext,
   groups: ReadonlyArray<{ protocol: ProtocolRow; reports: ReadonlyArray<{ exam: ServedExam; resource: ResourceRow }> }>,
 ): MergeSource[][] {
-  const openers = storedFileOpeners(
-    ctx,
-    groups.flatMap((g) => g.reports.map((r) => r.resource)),
-  );
+  // Files on this machine's disk are read by qpdf where they are stored; others are read ahead and copied.
+  const local = ctx.storage.localPath?.bind(ctx.storage);
+  const openers = local
+    ? null
+    : storedFileOpeners(
+        ctx,
+        groups.flatMap((g) => g.reports.map((r) => r.resource)),
+      );
   let i = 0;
   return groups.map(({ protocol, reports }) =>
     reports.map(({ exam, resource }) => {
@@ -251,7 +255,8 @@ export function mergeSources(
         report: date ? `${exam.row.description}, ${date.split('-').reverse().join('/')}` : exam.row.description,
         resourceId: resource.id,
         size: resource.size,
-        open: openers[i++]!,
+        ...(local ? { path: local(resource.storageKey) } : {}),
+        open: openers?.[i++] ?? (() => ctx.storage.get(resource.storageKey)),
       };
     }),
   );
