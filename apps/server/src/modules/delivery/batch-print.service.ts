@@ -17,14 +17,15 @@ import {
   loadViewer,
   servedExams,
 } from './delivery.service.js';
+import { attachment, fileNamePart } from '../../lib/file-names.js';
 import { mergePdfs } from './pdf-merge.js';
-import { type NoticeLanguage, noticeLanguage } from './pdf-notice.js';
+import { noticeLanguage } from './pdf-notice.js';
 import {
-  examDate,
   type FileAnswer,
   leftOutTrace,
   mergeSources,
   printableReports,
+  reportFileStem,
   REPORTS_LEFT_OUT_HEADER,
   storedFileOpeners,
 } from './resources.service.js';
@@ -35,26 +36,6 @@ export function batchFileName(now: Date, extension: 'pdf' | 'zip'): string {
   const local = new Date(now.getTime() + EXAM_TIME_ZONE_OFFSET_MINUTES * 60_000).toISOString();
   const stamp = `${local.slice(0, 10).replace(/-/g, '')}_${local.slice(11, 19).replace(/:/g, '')}`;
   return `${BATCH_FILE_PREFIX}_${stamp}.${extension}`;
-}
-
-const PHYSICIAN_WORD: Record<NoticeLanguage, string> = { 'pt-br': 'médico', es: 'médico', en: 'physician' };
-
-/**
- * A readable zip path segment: letters of any language kept as they are ("João", "São Paulo",
- * NFC), only what file systems refuse (slashes, `:*?"<>|`, control characters) replaced, no
- * leading dot, at most 120 characters.
- */
-export function zipSegment(value: string, fallback: string): string {
-  const cleaned = value
-    .normalize('NFC')
-    .replace(/\p{Cc}+/gu, ' ')
-    .replace(/[/\\:*?"<>|]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/^\.+/, '')
-    .slice(0, 120)
-    .trim();
-  return cleaned || fallback;
 }
 
 /**
@@ -140,7 +121,7 @@ export async function batchPrint(
       status: 200,
       headers: {
         'content-type': 'application/pdf',
-        'content-disposition': `attachment; filename="${batchFileName(now, 'pdf')}"`,
+        'content-disposition': attachment(batchFileName(now, 'pdf')),
         'content-length': String(merged.length),
         [REPORTS_LEFT_OUT_HEADER]: String(merged.leftOut.length),
       },
@@ -173,12 +154,10 @@ export async function batchPrint(
   const entries: ZipEntry[] = [];
   let index = 0;
   for (const { protocol, reports } of plan) {
-    const folder = zipSegment(protocol.number, 'protocolo');
+    const folder = fileNamePart(protocol.number, 'protocolo');
     const used = new Set<string>();
     for (const { exam, resource } of reports) {
-      const date = examDate(exam.row.performedAt);
-      const kind = resource.type === 'REPORT_PHYSICIAN' ? PHYSICIAN_WORD[language] : null;
-      const stem = zipSegment([exam.row.description, date, kind].filter(Boolean).join(' - '), exam.row.examKey);
+      const stem = reportFileStem(exam, resource, language);
       let base = stem;
       for (let n = 2; used.has(base.toLowerCase()); n++) base = `${stem} (${n})`;
       used.add(base.toLowerCase());
@@ -207,7 +186,7 @@ export async function batchPrint(
     status: 200,
     headers: {
       'content-type': 'application/zip',
-      'content-disposition': `attachment; filename="${batchFileName(now, 'zip')}"`,
+      'content-disposition': attachment(batchFileName(now, 'zip')),
       // Stored entries of known sizes: the client can show real progress.
       'content-length': String(zipLength(entries)),
     },

@@ -361,10 +361,56 @@ describe('results delivery: lists, details and files', () => {
       `/api/v2/delivery/resource/signature?resourceId=${w.resources.reportA.id}`,
       'physician',
     );
-    expect(signature.headers['content-disposition']).toMatch(/^attachment; filename=".+_signed\.p7s"$/);
+    expect(signature.headers['content-disposition']).toMatch(
+      /^attachment; filename="[^"]+ - Hemograma completo - \d{4}-\d{2}-\d{2} - assinado\.p7s"$/,
+    );
     expect(signature.rawPayload.toString()).toBe('signed-bytes');
     const wrongKind = await get(`/api/v2/delivery/resource/image?resourceId=${w.resources.reportA.id}`, 'owner');
     expect(wrongKind.statusCode).toBe(404);
+  });
+
+  it('names a downloaded file for people, in UTF-8 with an ASCII fallback: "João" and "São Paulo" survive', async () => {
+    const exam = w.a.exams[0]!;
+    const saved = await portal.ctx.db
+      .selectFrom('exams')
+      .select(['description', 'performedAt'])
+      .where('id', '=', exam.id)
+      .executeTakeFirstOrThrow();
+    await portal.ctx.db
+      .updateTable('exams')
+      .set({ description: 'Ultrassom "Dr. João" / São Paulo', performedAt: '2026-11-20T02:30:00.000Z' })
+      .where('id', '=', exam.id)
+      .execute();
+    try {
+      const nameOf = (disposition: string) => {
+        const m = /^attachment; filename="([\x20-\x7e]+)"; filename\*=UTF-8''([A-Za-z0-9!#$&+.^_`|~%-]+)$/.exec(
+          disposition,
+        );
+        expect(m, disposition).not.toBeNull();
+        return { ascii: m![1]!, exact: decodeURIComponent(m![2]!) };
+      };
+      const number = w.a.protocol.number;
+      const report = await get(`/api/v2/delivery/resource/report?resourceId=${w.resources.reportA.id}`, 'owner');
+      // The exam's date in Brazil's time; what file systems refuse (`"`, `/`) becomes a space.
+      expect(nameOf(report.headers['content-disposition'] as string)).toEqual({
+        exact: `${number} - Ultrassom Dr. João São Paulo - 2026-11-19.pdf`,
+        ascii: `${number} - Ultrassom Dr. Joao Sao Paulo - 2026-11-19.pdf`,
+      });
+      const signature = await get(`/api/v2/delivery/resource/signature?resourceId=${w.resources.reportA.id}`, 'owner', {
+        'accept-language': 'en',
+      });
+      expect(nameOf(signature.headers['content-disposition'] as string).exact).toBe(
+        `${number} - Ultrassom Dr. João São Paulo - 2026-11-19 - signed.p7s`,
+      );
+      const all = await get(
+        `/api/v2/delivery/resource/report?resourceId=${w.resources.reportA.id}&showAll=true`,
+        'owner',
+        { 'accept-language': 'es' },
+      );
+      expect(all.headers['content-disposition']).toBe(`attachment; filename="${number} - informes.pdf"`);
+    } finally {
+      await portal.ctx.db.updateTable('exams').set(saved).where('id', '=', exam.id).execute();
+    }
   });
 
   it('keeps read state per viewer: guests read as the patient, shares change nothing', async () => {

@@ -21,7 +21,8 @@ import {
   servedExams,
 } from './delivery.service.js';
 import { type LeftOut, type MergeSource, mergePdfs } from './pdf-merge.js';
-import { noticeLanguage } from './pdf-notice.js';
+import { type NoticeLanguage, noticeLanguage } from './pdf-notice.js';
+import { attachment, fileNamePart } from '../../lib/file-names.js';
 
 /** How many reports a merged PDF could not include (each has a page saying so in its place). */
 export const REPORTS_LEFT_OUT_HEADER = 'x-reports-left-out';
@@ -51,9 +52,28 @@ const EXTENSION: Record<string, string> = {
   'application/pkcs7-signature': 'p7s',
 };
 
-/** A file name safe in a header: the institution's keys are already limited to [A-Za-z0-9._-]. */
-function fileName(...parts: string[]): string {
-  return parts.join('_').replace(/[^A-Za-z0-9._-]+/g, '-');
+const PHYSICIAN_WORD: Record<NoticeLanguage, string> = { 'pt-br': 'médico', es: 'médico', en: 'physician' };
+const SIGNED_WORD: Record<NoticeLanguage, string> = { 'pt-br': 'assinado', es: 'firmado', en: 'signed' };
+const REPORTS_WORD: Record<NoticeLanguage, string> = { 'pt-br': 'laudos', es: 'informes', en: 'reports' };
+
+/**
+ * How a report, image or signature file is named for people, in a zip and in a download:
+ * `<exam description> - <yyyy-mm-dd>`, with `- médico` for the physician's copy ("João" and
+ * "São Paulo" as written); the exam's key when the description leaves nothing.
+ */
+export function reportFileStem(
+  exam: ServedExam,
+  resource: Pick<ResourceRow, 'type'>,
+  language: NoticeLanguage,
+): string {
+  const date = examDate(exam.row.performedAt);
+  const kind = resource.type === 'REPORT_PHYSICIAN' ? PHYSICIAN_WORD[language] : null;
+  return fileNamePart([exam.row.description, date, kind].filter(Boolean).join(' - '), exam.row.examKey);
+}
+
+/** A download's name: the protocol's number, then what the file is. */
+function downloadName(protocol: ProtocolRow, stem: string, extension: string): string {
+  return `${fileNamePart(protocol.number, 'protocolo')} - ${stem}.${extension}`;
 }
 
 /** Parses a single `bytes=` range; multi-range and unsatisfiable requests follow RFC 9110. */
@@ -136,7 +156,7 @@ async function fileAnswer(
   const range = parseRange(rangeHeader, size);
   const headers: Record<string, string> = {
     'content-type': contentType,
-    'content-disposition': `attachment; filename="${name}"`,
+    'content-disposition': attachment(name),
     'accept-ranges': 'bytes',
   };
   if (range === 'unsatisfiable') {
@@ -173,14 +193,15 @@ export async function openResource(
   const key = readerKey(viewer, protocol);
   if (key && kind !== 'signature') await markRead(ctx.db, key, [exam.row.id], ctx.clock.now().toISOString());
   await audit(ctx, request, viewer, protocol, AUDIT_EVENT[kind], [resource]);
+  const language = noticeLanguage(request.headers['accept-language']);
+  const stem = reportFileStem(exam, resource, language);
   if (kind === 'signature') {
     if (!resource.signedStorageKey || resource.signedSize === null) throw notFound(ServerMessage.resourceUnavailable);
     const type = resource.signedContentType ?? 'application/octet-stream';
-    const name = fileName(protocol.number, exam.row.examKey, 'signed') + `.${EXTENSION[type] ?? 'bin'}`;
+    const name = downloadName(protocol, `${stem} - ${SIGNED_WORD[language]}`, EXTENSION[type] ?? 'bin');
     return fileAnswer(ctx, resource.signedStorageKey, resource.signedSize, type, name, request.headers.range);
   }
-  const name =
-    fileName(protocol.number, exam.row.examKey, resource.type) + `.${EXTENSION[resource.contentType] ?? 'bin'}`;
+  const name = downloadName(protocol, stem, EXTENSION[resource.contentType] ?? 'bin');
   return fileAnswer(ctx, resource.storageKey, resource.size, resource.contentType, name, request.headers.range);
 }
 
@@ -273,10 +294,8 @@ async function showAll(
   const reports = printableReports(exams);
   // Merged before anything is recorded: the trace lists what could not be included.
   const [sources] = mergeSources(ctx, [{ protocol, reports }]);
-  const merged = await mergePdfs(
-    [{ title: null, sources: sources! }],
-    noticeLanguage(request.headers['accept-language']),
-  );
+  const language = noticeLanguage(request.headers['accept-language']);
+  const merged = await mergePdfs([{ title: null, sources: sources! }], language);
   try {
     const key = readerKey(viewer, protocol);
     if (key) {
@@ -304,7 +323,7 @@ async function showAll(
     status: 200,
     headers: {
       'content-type': 'application/pdf',
-      'content-disposition': `attachment; filename="${fileName(protocol.number, 'reports')}.pdf"`,
+      'content-disposition': attachment(downloadName(protocol, REPORTS_WORD[language], 'pdf')),
       'content-length': String(merged.length),
       [REPORTS_LEFT_OUT_HEADER]: String(merged.leftOut.length),
     },
