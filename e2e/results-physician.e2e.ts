@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
@@ -6,7 +9,7 @@ import { ROOT } from './support/build';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
 import { openPage, signIn } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
-import { call, ingest, daysAgo, signInApi } from './support/results-data';
+import { call, ingest, daysAgo, signInApi, upload } from './support/results-data';
 
 // Journeys run the app as built by `vite build --outDir` into WEB_DIST when given, else apps/web/dist.
 const webDist = process.env.WEB_DIST ?? `${ROOT}/apps/web/dist`;
@@ -14,6 +17,7 @@ const webDist = process.env.WEB_DIST ?? `${ROOT}/apps/web/dist`;
 let mailbox: Mailbox;
 let portal: RunningPortal;
 let browser: Browser;
+let boaVistaKey: string;
 const physician = { email: 'dr.caio@example.com', password: 'Consulta-2026-caio' };
 const partner = { email: 'parceiro@example.com', password: 'Parceiro-2026-norte' };
 const crm = { identifier: 'CRM-12345', name: 'Dr. Caio Mendes', crm: '12345', uf: 'SP' };
@@ -49,6 +53,7 @@ beforeAll(async () => {
     { code: 'SOL', name: 'Laboratório Sol', viewType: 2 },
     asAdmin,
   );
+  boaVistaKey = boaVista.apiKey;
   const tag = await call<{ id: string }>(
     base,
     'POST',
@@ -371,6 +376,52 @@ describe('external dashboard', () => {
     await page.getByRole('heading', { level: 1, name: /^Protocolo PH-05/ }).waitFor();
     await screenshotBothWidths(page, 'results-external-exam');
     await expectAccessible(page, 'external exam detail');
+    await page.context().close();
+  });
+});
+
+describe('a print with a report that cannot be merged', () => {
+  it('tells the physician how many reports were left out, and the PDF has a page saying why in their place', async () => {
+    // A report cut short in transmission: it starts as a PDF and has nothing a reader can use.
+    await ingest(portal.baseUrl, boaVistaKey, 'PH-BAD', {
+      password: 'senha-PH-BAD',
+      requestedAt: new Date().toISOString(),
+      patient: patients[2]!,
+      exams: [{ key: 'BAD', description: 'Tomografia de tórax', requester: crm, performedAt: daysAgo(0, 0) }],
+    });
+    await upload(
+      portal.baseUrl,
+      boaVistaKey,
+      'PH-BAD/exams/BAD/resources/BAD-laudo?type=REPORT',
+      'application/pdf',
+      Buffer.from('%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R', 'latin1'),
+    );
+    const page = await signedIn(physician, '/dashboard/physician/protocols');
+    await page.getByRole('checkbox', { name: 'Selecionar o protocolo PH-BAD' }).check();
+    await page.getByRole('checkbox', { name: 'Selecionar o protocolo PH-001' }).check();
+    await selectedCount(page, '2 protocolos selecionados').waitFor();
+
+    const pdf = await downloadOf(page, () => answerPrint(page, 'Imprimir', 'Sim'));
+    await page.mouse.move(0, 0);
+    const toast = page.getByRole('alert').filter({
+      hasText: `Arquivo ${pdf.name} baixado, mas 1 laudo não pôde ser incluído: uma página no lugar dele explica o motivo.`,
+    });
+    await toast.waitFor();
+    await screenshotBothWidths(page, 'results-print-left-out');
+    await expectAccessible(page, 'print with a report left out');
+
+    // The page in its place, as a PDF reader shows it.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'print-left-out-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'print.pdf'), pdf.bytes);
+      const text = execFileSync('pdftotext', ['-layout', path.join(dir, 'print.pdf'), '-']).toString('utf8');
+      expect(text).toContain('Laudo não incluído');
+      expect(text.replace(/\s+/g, ' ')).toContain('do protocolo PH-BAD não pôde ser incluído neste arquivo');
+      // The other protocol's report is printed as it is.
+      expect(text).toContain('de joelho PH-001');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
     await page.context().close();
   });
 });

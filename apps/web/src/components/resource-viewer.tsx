@@ -1,4 +1,4 @@
-import { Anchor, Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Button, Group, Modal, Stack, Text } from '@mantine/core';
 import { TOAST_MS } from '@portal/shared/limits';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -78,6 +78,11 @@ export function useResourceOpener() {
               {t('viewer.newTab')}
             </Anchor>
           </Group>
+          {shown.file.leftOut > 0 && (
+            <Alert color="yellow" variant="light" role="status" data-testid="reports-left-out">
+              {t('viewer.leftOut', { count: shown.file.leftOut })}
+            </Alert>
+          )}
           {shown.file.blob.type.startsWith('image/') ? (
             <img src={shown.url} alt={shown.title} style={{ maxWidth: '100%', height: 'auto' }} />
           ) : shown.file.blob.type === 'application/pdf' ? (

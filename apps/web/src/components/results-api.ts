@@ -123,6 +123,8 @@ export function useMarkRead() {
 export interface DownloadedFile {
   blob: Blob;
   fileName: string;
+  /** Reports a merged PDF could not include (`X-Reports-Left-Out`); each has a page saying why. */
+  leftOut: number;
 }
 
 async function failure(response: Response): Promise<ApiError> {
@@ -167,8 +169,9 @@ export async function fetchFile(
   if (!response.ok) throw await failure(response);
   const type = response.headers.get('content-type') ?? 'application/octet-stream';
   const fileName = fileNameOf(response.headers.get('content-disposition'), 'arquivo');
+  const leftOut = Number(response.headers.get('x-reports-left-out')) || 0;
   const length = Number(response.headers.get('content-length')) || null;
-  if (!response.body || !onProgress) return { blob: await response.blob(), fileName };
+  if (!response.body || !onProgress) return { blob: await response.blob(), fileName, leftOut };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
@@ -180,11 +183,11 @@ export async function fetchFile(
     received += value.byteLength;
     onProgress(received, length);
   }
-  return { blob: new Blob(chunks as BlobPart[], { type }), fileName };
+  return { blob: new Blob(chunks as BlobPart[], { type }), fileName, leftOut };
 }
 
 /** Saves a blob under its name through the browser's download. */
-export function saveFile(file: DownloadedFile): void {
+export function saveFile(file: Pick<DownloadedFile, 'blob' | 'fileName'>): void {
   const url = URL.createObjectURL(file.blob);
   const link = document.createElement('a');
   link.href = url;

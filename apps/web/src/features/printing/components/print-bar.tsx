@@ -35,10 +35,12 @@ export function PrintBar({
   const run = async (compressed: boolean) => {
     setProgress({ received: 0, total: null });
     try {
-      const name = await batchPrint([...selected], compressed, userId, (received, total) =>
+      const { fileName: name, leftOut } = await batchPrint([...selected], compressed, userId, (received, total) =>
         setProgress({ received, total }),
       );
-      notify('success', t('print.done', { name }), TOAST_MS.long);
+      // A report that could not be merged has a page of its own in the PDF; the reader is told how many.
+      if (leftOut > 0) notify('warning', t('print.doneLeftOut', { name, count: leftOut }), TOAST_MS.long);
+      else notify('success', t('print.done', { name }), TOAST_MS.long);
     } catch (error) {
       // Spec 8: a 5xx is an error toast for 5 s; the server's 4xx texts are warnings.
       notify(isServerError(error) ? 'error' : 'warning', errorText(error), TOAST_MS.long);
