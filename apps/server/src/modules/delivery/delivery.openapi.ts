@@ -19,7 +19,9 @@ const list = (summary: string, forbidden = true): OperationDoc => ({
 });
 
 const file = (what: string, types: Record<string, typeof BINARY>): AnswerDoc => ({
-  description: `The ${what}, with \`Content-Disposition\` and \`Accept-Ranges\`; 206 for a \`Range\`.`,
+  description:
+    `The ${what}, with \`Accept-Ranges\` and \`Content-Disposition\` (\`<protocol> - <exam> - <date>\`: an ASCII ` +
+    "`filename` and, when the name is not ASCII, the exact one as `filename*=UTF-8''…`); 206 for a `Range`.",
   headers: { 'X-Reports-Left-Out': LEFT_OUT },
   content: types,
 });
