@@ -13,8 +13,16 @@ declare module 'autocannon' {
     non2xx: number;
     errors: number;
   }
+  interface RequestParams {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }
   interface Options {
     url: string;
+    /** Each request may be rewritten before it is sent (e.g. another user's session each time). */
+    requests?: Array<RequestParams & { setupRequest?: (request: RequestParams) => RequestParams }>;
     headers?: Record<string, string>;
     connections?: number;
     duration?: number;
