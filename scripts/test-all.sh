@@ -19,7 +19,8 @@ fi
 # (the portal needs it) and checks them, unzip checks zips; poppler-utils (pdftotext, pdftoppm),
 # ghostscript (ps2pdf) and imagemagick (convert) make and read the report corpus; prometheus
 # scrapes /metrics; nginx balances the several-servers journey (deploy/nginx); make, g++ and
-# python3 compile better-sqlite3 for Node 24 (scripts/with-node.sh). Whatever is missing is installed in one go.
+# python3 compile better-sqlite3 for Node 24 (scripts/with-node.sh); dcmtk and libopenjp2-tools
+# make the DICOM test files. Whatever is missing is installed in one go.
 missing=()
 [ -n "${CHROMIUM_PATH:-}" ] || command -v chromium >/dev/null || missing+=(chromium)
 command -v qpdf >/dev/null || missing+=(qpdf)
@@ -32,6 +33,9 @@ command -v python3 >/dev/null || missing+=(python3)
 command -v pdftoppm >/dev/null || missing+=(poppler-utils)
 command -v ps2pdf >/dev/null || missing+=(ghostscript)
 [ -x /usr/bin/convert ] || missing+=(imagemagick)
+# dcmtk makes and checks the DICOM of the imaging tests; opj_compress makes their JPEG 2000.
+command -v dump2dcm >/dev/null || missing+=(dcmtk)
+command -v opj_compress >/dev/null || missing+=(libopenjp2-tools)
 if [ ${#missing[@]} -gt 0 ]; then
   step "Installing Debian packages: ${missing[*]}"
   SUDO=""

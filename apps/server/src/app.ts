@@ -42,6 +42,8 @@ import { ingestOperations } from './modules/ingest/ingest.openapi.js';
 import { institutionOperations } from './modules/institutions/institution.openapi.js';
 import { sharesOperations } from './modules/shares/shares.openapi.js';
 import { termsOperations } from './modules/terms/terms.openapi.js';
+import dicomRoutes from './modules/dicom/dicom.routes.js';
+import { dicomOperations } from './modules/dicom/dicom.openapi.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -51,6 +53,7 @@ const API_OPERATIONS: OperationDocs = {
   ...ingestOperations,
   ...hl7Operations,
   ...fhirOperations,
+  ...dicomOperations,
   ...authOperations,
   ...accountsOperations,
   ...deliveryOperations,
@@ -206,6 +209,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(sharesRoutes(ctx));
   await app.register(termsRoutes(ctx));
   await app.register(fhirRoutes(ctx));
+  await app.register(dicomRoutes(ctx));
   await app.register(administrationRoutes(ctx));
 
   await registerWebApp(app, ctx);

@@ -100,6 +100,16 @@ const schema = z
       .int()
       .min(1)
       .default(100 * 1024 * 1024),
+    DICOM_MAX_INSTANCE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(512 * 1024 * 1024),
+    DICOM_MAX_STUDY_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .default(8 * 1024 * 1024 * 1024),
     TRUST_PROXY: trustProxy.optional(),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
@@ -187,6 +197,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     jwtSecret: c.JWT_SECRET,
     sessionTtlMs: c.SESSION_TTL_MINUTES * 60_000,
     ingestMaxBytes: c.INGEST_MAX_BYTES,
+    /** STOW-RS: one instance is held in memory while it is parsed, so it has a limit of its own. */
+    dicomMaxInstanceBytes: c.DICOM_MAX_INSTANCE_BYTES,
+    dicomMaxStudyBytes: c.DICOM_MAX_STUDY_BYTES,
     trustProxy: c.TRUST_PROXY,
     logLevel: c.LOG_LEVEL,
     logFormat: c.LOG_FORMAT,

@@ -13,6 +13,7 @@ import * as callRates from './migrations/2026_11_26_0301_call_rates.js';
 import * as outboxSecretExpiry from './migrations/2026_11_26_0302_outbox_secret_expiry.js';
 import * as hl7 from './migrations/2026_11_26_0400_hl7.js';
 import * as auditConsoleIndexes from './migrations/2026_11_26_0600_audit_console_indexes.js';
+import * as dicom from './migrations/2026_11_26_0700_dicom.js';
 
 /** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
 const MIGRATIONS = {
@@ -29,6 +30,7 @@ const MIGRATIONS = {
   '2026_11_26_0302_outbox_secret_expiry': outboxSecretExpiry,
   '2026_11_26_0400_hl7': hl7,
   '2026_11_26_0600_audit_console_indexes': auditConsoleIndexes,
+  '2026_11_26_0700_dicom': dicom,
 } as const;
 
 /**

@@ -424,6 +424,62 @@ export interface Hl7MessageTable {
   completedAt: Timestamp | null;
 }
 
+/** A DICOM study an institution sent (contract 9), joined to the exam whose examKey is its Accession Number. */
+export interface DicomStudyTable {
+  id: string;
+  institutionId: string;
+  studyUid: string;
+  accessionNumber: string;
+  studyDate: string | null;
+  studyTime: string | null;
+  studyDescription: string | null;
+  patientName: string | null;
+  patientId: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface DicomSeriesTable {
+  id: string;
+  studyId: string;
+  seriesUid: string;
+  modality: string | null;
+  seriesNumber: number | null;
+  seriesDescription: string | null;
+  createdAt: Timestamp;
+}
+
+/** One stored DICOM Part 10 file. */
+export interface DicomInstanceTable {
+  id: string;
+  studyId: string;
+  seriesId: string;
+  sopUid: string;
+  sopClassUid: string;
+  transferSyntaxUid: string;
+  instanceNumber: number | null;
+  rows: number | null;
+  columns: number | null;
+  numberOfFrames: number;
+  storageKey: string;
+  size: number;
+  sha256: string;
+  crc32: number;
+  /** DICOM JSON of every element but the pixel data. */
+  metadata: string;
+  /** JSON `[[offset, length], …][]`: the byte ranges of each frame in the stored file; null when not cut. */
+  frames: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+/** A study opened by a session (one audit record per study and session). */
+export interface DicomStudyOpenTable {
+  sessionId: string;
+  studyId: string;
+  openedAt: Timestamp;
+}
+
 export interface Database {
   institutions: InstitutionTable;
   visualizerSettings: VisualizerSettingTable;
@@ -457,4 +513,8 @@ export interface Database {
   callRates: CallRateTable;
   hl7SendingFacilities: Hl7SendingFacilityTable;
   hl7Messages: Hl7MessageTable;
+  dicomStudies: DicomStudyTable;
+  dicomSeries: DicomSeriesTable;
+  dicomInstances: DicomInstanceTable;
+  dicomStudyOpens: DicomStudyOpenTable;
 }

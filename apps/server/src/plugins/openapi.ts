@@ -20,6 +20,8 @@ export const API_TAGS = {
   Ingest: 'Institutions push protocols, exams and files with their API key (contract 5).',
   HL7: 'HL7 v2 messages over HTTPS (contract 9); the same messages also arrive over MLLP.',
   'FHIR R4': 'FHIR R4 transactions with the API key, and reads with a portal session (contract 9).',
+  DICOMweb:
+    'Imaging studies: STOW-RS with the API key; QIDO-RS and WADO-RS with a portal session (contract 9, docs/integration/dicomweb.md).',
   'Sign-in': 'Signing in and out, the session, MFA codes (contract 3).',
   Accounts: 'Registration, invitations, passwords, profiles and linking a protocol to an account.',
   Institutions: "Institutions' public pages and settings, read before sign-in.",

@@ -70,6 +70,8 @@ export const zExam = z.object({
   isEnabled: z.boolean(),
   hideImageButtonExam: z.boolean(),
   hasImageResolved: z.boolean(),
+  /** The exam's DICOM study (Study Instance UID), given in the protocol detail only; the viewer opens it over DICOMweb. */
+  dicomStudyUid: z.string().nullable().optional(),
 });
 export type Exam = z.output<typeof zExam>;
 

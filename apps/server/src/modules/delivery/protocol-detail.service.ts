@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
+import { studiesOfExamKeys } from '../dicom/dicom.repository.js';
 import {
   auditPatient,
   auditUser,
@@ -25,6 +26,7 @@ export async function protocolDetail(
   const protocol = await authoriseProtocol(ctx, viewer, protocolId);
   const [item] = await buildProtocolItems(ctx, viewer, [protocol], { external: viewer.role === 'EXTERNAL' });
   if (!item) throw notFound();
+  await attachDicomStudies(ctx, protocol.institutionId, item.exams ?? []);
   const institution = await institutionOf(ctx, viewer, protocol.institutionId);
   await recordAudit(
     ctx,
@@ -40,6 +42,24 @@ export async function protocolDetail(
     request,
   );
   return item;
+}
+
+/**
+ * Contract 9: an exam whose examKey is the Accession Number of a study the institution sent shows
+ * it (unless the institution hides that exam type's image button), whichever arrived first.
+ */
+async function attachDicomStudies(ctx: AppContext, institutionId: string, exams: Exam[]): Promise<void> {
+  const shown = exams.filter((e) => !e.hideImageButtonExam);
+  const studies = await studiesOfExamKeys(
+    ctx.db,
+    institutionId,
+    shown.map((e) => e.examKey),
+  );
+  for (const exam of exams) {
+    exam.dicomStudyUid = exam.hideImageButtonExam
+      ? null
+      : (studies.find((s) => s.accessionNumber === exam.examKey)?.studyUid ?? null);
+  }
 }
 
 export async function protocolExams(

@@ -12,6 +12,7 @@ import { onExamsChanged } from './exam-changes.js';
 import { findExamRow, findResourceRow, insertResourceRow, updateResourceRow } from './ingest.repository.js';
 import { requireProtocol } from './ingest.service.js';
 import { countPdfPages, inspectContent, PAGE_COUNT_PARSE_MAX_BYTES } from './resource-content.js';
+import { storeInstance } from '../dicom/stow.service.js';
 
 export interface ResourceUpload {
   number: string;
@@ -87,8 +88,26 @@ export async function ingestResource(
     await removeQuietly(ctx, key);
     throw error;
   }
+  if (!upload.signed && upload.contentType === 'application/dicom') {
+    await indexDicomUpload(ctx, institution, key, upload.examKey);
+  }
   for (const obsolete of outcome.obsoleteKeys) await removeQuietly(ctx, obsolete);
   return { created: outcome.created, result: outcome.result };
+}
+
+/**
+ * A DICOM Part 10 file uploaded as an exam's resource is also filed as a DICOM instance of that
+ * exam (its examKey standing for the Accession Number), so the viewer opens it like a STOW-RS one.
+ * The upload itself stands whatever the index says: a file the index refuses stays a download.
+ */
+async function indexDicomUpload(ctx: AppContext, institution: Institution, key: string, examKey: string) {
+  const outcome = await storeInstance(ctx, institution, await ctx.storage.read(key), { examKey });
+  if (outcome.failure) {
+    ctx.log.warn(
+      { reason: outcome.failure.reason, comment: outcome.failure.comment },
+      'a DICOM upload was not indexed',
+    );
+  }
 }
 
 async function pageCountOf(ctx: AppContext, key: string, stored: StoredObject, pageObjects: number) {
