@@ -35,7 +35,7 @@ const zStudy = z.object({ study: uid });
 const zSeries = zStudy.extend({ series: uid });
 const zInstance = zSeries.extend({ sop: uid });
 const zFrames = zInstance.extend({ frames: z.string().regex(/^[0-9]+(,[0-9]+)*$/, 'frame numbers, 1-based') });
-const zFrame = zInstance.extend({ frame: z.coerce.number().int().min(1) });
+const zFrame = zInstance.extend({ frame: z.string().regex(/^[1-9][0-9]{0,5}$/, 'a frame number, 1-based') });
 const zStudiesQuery = z.object({ examId: z.string().min(1).max(64) });
 
 function sendJson(reply: FastifyReply, status: number, body: unknown) {
@@ -385,7 +385,10 @@ export default function dicomRoutes(ctx: AppContext): FastifyPluginAsync {
         const { study, series, sop, frame } = request.params;
         const [instance] = await selectInstances(ctx, await open(request, study), series, sop);
         if (!instance) throw notFound();
-        return sendImage(reply, await renderedOf(ctx, instance, { frame, format: renderedFormat(request) }));
+        return sendImage(
+          reply,
+          await renderedOf(ctx, instance, { frame: Number(frame), format: renderedFormat(request) }),
+        );
       },
     );
     app.get(
