@@ -278,6 +278,7 @@ describe('three portal processes behind nginx on one PostgreSQL and one S3 bucke
     const wrongAnswers: string[] = [];
     let ingests = 0;
     let killAt = 0;
+    let diedAt = 0;
     const started = Date.now();
     const until = started + LOAD_MS;
 
@@ -395,6 +396,7 @@ describe('three portal processes behind nginx on one PostgreSQL and one S3 bucke
       await new Promise((resolve) => setTimeout(resolve, KILL_AFTER_MS));
       killAt = Date.now();
       await portals[1]!.kill();
+      diedAt = Date.now();
     })();
     await Promise.all([...Array.from({ length: WORKERS }, (_, w) => worker(w)), killer]);
 
@@ -415,7 +417,10 @@ describe('three portal processes behind nginx on one PostgreSQL and one S3 bucke
     });
     expect(lockedOut.status).toBe(429);
 
-    // Every request that failed was in flight on the killed process when it died.
+    // Every request that failed was in flight on the killed process when it died: sent to it
+    // (nginx names it as the only upstream tried) between the kill and a moment after its exit
+    // (a request nginx handed to a kept-alive connection to it as it died: the connection's
+    // close reaches nginx just after).
     const failed = outcomes.filter(
       (o) => o.what !== 'lock burst' && (o.status === 0 || o.status >= 500 || (o.status >= 400 && o.status !== 429)),
     );
@@ -423,10 +428,11 @@ describe('three portal processes behind nginx on one PostgreSQL and one S3 bucke
     const upstreamsOf = new Map(nginx.accessLog().map((l) => [l.id, l.upstreams]));
     for (const f of failed) {
       expect(
-        f.start <= killAt && f.end >= killAt,
-        `${f.what} ${f.id} (${f.status}) was not in flight at the kill`,
+        f.end >= killAt && f.start <= diedAt + 500,
+        `${f.what} ${f.id} (${f.status}) ran from ${f.start - killAt} to ${f.end - killAt} ms after the kill ` +
+          `(the process was gone ${diedAt - killAt} ms after it)`,
       ).toBe(true);
-      expect(upstreamsOf.get(f.id) ?? '', `${f.what} ${f.id}`).toContain(killedAddress);
+      expect(upstreamsOf.get(f.id) ?? '', `${f.what} ${f.id}`).toBe(killedAddress);
     }
     // The 429s of the load are the share limit only.
     expect(outcomes.filter((o) => o.status === 429 && o.what !== 'lock burst' && o.what !== 'share')).toEqual([]);
