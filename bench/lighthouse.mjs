@@ -2,14 +2,14 @@
 // screen, slow 4G and a 4x slower CPU, simulated) for /login and the patient and physician
 // dashboards with a list of protocols each, on the built portal and Debian's Chromium. Printed
 // only. Builds nothing: expects apps/web/dist and apps/server/dist.
-// Usage: node bench/lighthouse.mjs   (LH_RUNS=3, WEB_PROTOCOLS=100, CHROMIUM_PATH=/usr/bin/chromium;
+// Usage: node --import tsx bench/lighthouse.mjs   (LH_RUNS=3, WEB_PROTOCOLS=100, CHROMIUM_PATH=/usr/bin/chromium;
 // LH_DETAILS=1 also prints each layout shift's element and the scripts' main-thread time;
 // LH_REFERENCE=<another built checkout> measures it too, its runs taking turns with this one's)
 /* global location */
 import os from 'node:os';
 import lighthouse from 'lighthouse';
 import puppeteer from 'puppeteer-core';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, requireBuild, seedDashboards, startPortal } from './web-portal.mjs';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, requireBuild, seedDashboards, startPortal } from './web-portal.ts';
 
 requireBuild();
 const RUNS = Number(process.env.LH_RUNS ?? 3);

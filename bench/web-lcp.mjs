@@ -1,7 +1,7 @@
 // Web figures, printed only: largest contentful paint and gzipped JavaScript of /login (cold cache,
 // several runs), then LCP and time to an interactive list of the patient and physician dashboards
 // with 500 protocols each. Builds nothing: expects apps/web/dist and apps/server/dist.
-// Usage: node bench/web-lcp.mjs   (WEB_RUNS=5, WEB_PROTOCOLS=500, CHROMIUM_PATH=/usr/bin/chromium)
+// Usage: node --import tsx bench/web-lcp.mjs   (WEB_RUNS=5, WEB_PROTOCOLS=500, CHROMIUM_PATH=/usr/bin/chromium)
 /* global window, document, getComputedStyle, requestAnimationFrame */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 
-import { CHROMIUM_ARGS, CHROMIUM_PATH, WEB_DIST, requireBuild, seedDashboards, startPortal } from './web-portal.mjs';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, WEB_DIST, requireBuild, seedDashboards, startPortal } from './web-portal.ts';
 
 requireBuild();
 const RUNS = Number(process.env.WEB_RUNS ?? 5);
@@ -121,7 +121,10 @@ try {
     await context.close();
   }
 
-  const { patientUser, physicianUser, ingestSeconds } = await seedDashboards({ call, admin, mailLink }, PROTOCOLS);
+  const { patientUser, physicianUser, ingestSeconds } = await seedDashboards(
+    { base, call, admin, mailLink },
+    PROTOCOLS,
+  );
 
   // ---- dashboards: sign in through the form, then a cold-cache navigation to the list ----
   const dashboards = [

@@ -2,10 +2,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { ROOT } from './build';
+import { ROOT } from './build.js';
 
 export const ARTIFACTS = path.join(ROOT, 'e2e/artifacts');
 export const WIDTHS = { desktop: 1280, phone: 390 } as const;
+
+/** Chromium's flags for the journeys and the web benchmarks: no sandbox (root), no GPU, nothing in the background. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /**
  * Debian's chromium (or CHROMIUM_PATH). A missing browser is an error, never a skipped journey:
@@ -18,18 +29,7 @@ export async function launchBrowser(): Promise<Browser> {
       `Chromium was not found at ${executablePath}. Install it (apt-get install chromium) or set CHROMIUM_PATH.`,
     );
   }
-  return chromium.launch({
-    executablePath,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
 }
 
 export async function newContext(browser: Browser, baseURL: string): Promise<BrowserContext> {

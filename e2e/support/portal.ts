@@ -48,15 +48,20 @@ export async function terminate(child: ChildProcess, signal: NodeJS.Signals = 'S
  * Starts the real server (`node apps/server/dist/main.js`) on a free 127.0.0.1 port with a fresh
  * SQLite data directory, and waits until /readyz answers.
  */
-export async function startPortal(extraEnv: Record<string, string> = {}): Promise<RunningPortal> {
-  ensureBuilt();
+export async function startPortal(
+  extraEnv: Record<string, string> = {},
+  /** Another built checkout of the portal to run instead of this one (its server, from its folder). */
+  root = ROOT,
+): Promise<RunningPortal> {
+  if (root === ROOT) ensureBuilt();
+  const serverEntry = root === ROOT ? SERVER_ENTRY : path.join(root, 'apps/server/dist/main.js');
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-e2e-'));
   const admin = { email: 'admin@e2e.example.com', password: `Adm-${randomBytes(6).toString('hex')}` };
   const baseUrl = `http://127.0.0.1:${port}`;
   let log = '';
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [serverEntry], {
+    cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
       HOST: '127.0.0.1',
@@ -80,7 +85,8 @@ export async function startPortal(extraEnv: Record<string, string> = {}): Promis
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
 
-  const deadline = Date.now() + 60_000;
+  // A loaded machine (several test runs at once) has taken 90 s to start it.
+  const deadline = Date.now() + 150_000;
   for (;;) {
     if (child.exitCode !== null) {
       await stop();
@@ -94,7 +100,7 @@ export async function startPortal(extraEnv: Record<string, string> = {}): Promis
     }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`the portal was not ready within 60 s:\n${log}`);
+      throw new Error(`the portal was not ready within 150 s:\n${log}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

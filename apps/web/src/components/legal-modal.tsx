@@ -1,3 +1,4 @@
+import '@mantine/core/styles/ScrollArea.css';
 import { Alert, Button, Group, Loader, Modal, ScrollArea } from '@mantine/core';
 import { TERMS_MODAL_BODY_PX } from '@portal/shared/limits';
 import { useTranslation } from 'react-i18next';

@@ -1,3 +1,4 @@
+import '@mantine/core/styles/Affix.css';
 import {
   ActionIcon,
   Affix,

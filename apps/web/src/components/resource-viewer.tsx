@@ -1,10 +1,13 @@
-import { Alert, Anchor, Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Button, Center, Group, Loader, Modal, Stack, Text } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { TOAST_MS } from '@portal/shared/limits';
-import { useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../lib/api-client';
 import { errorText, isServerError } from '../lib/errors';
 import { notify } from '../lib/notify';
+import { ImageViewer } from './file-viewer/image-viewer';
+import { DownloadIcon } from './icons';
 import { type DownloadedFile, fetchFile, saveFile, useMarkRead } from './results-api';
 
 interface Shown {
@@ -15,6 +18,9 @@ interface Shown {
 
 type Kind = 'report' | 'image' | 'signature';
 
+// pdf.js (about 1.5 MB with its worker) is downloaded the first time a report opens, never before.
+const PdfViewer = lazy(() => import('./file-viewer/pdf-viewer'));
+
 /**
  * Opens reports and images in an in-page viewer (a blob URL, so the bearer token never goes into
  * a link) and marks them read on screen as soon as the server has served them (spec 4.2).
@@ -22,6 +28,9 @@ type Kind = 'report' | 'image' | 'signature';
 export function useResourceOpener() {
   const { t } = useTranslation('results');
   const markRead = useMarkRead();
+  // A phone gives the file the whole screen; the frame below the toolbar takes what is left of it.
+  const phone = useMediaQuery('(max-width: 48em)') ?? false;
+  const frameHeight = phone ? 'calc(100dvh - 150px)' : 'min(75vh, 900px)';
   const [shown, setShown] = useState<Shown | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
@@ -64,19 +73,27 @@ export function useResourceOpener() {
       opened={shown !== null}
       onClose={() => setShown(null)}
       title={shown?.title}
-      size="xl"
-      fullScreen={false}
+      size="min(1100px, 96vw)"
+      fullScreen={phone}
+      padding={phone ? 'xs' : 'md'}
       closeButtonProps={{ 'aria-label': t('viewer.close') }}
     >
       {shown && (
-        <Stack gap="sm">
+        <Stack gap={6}>
           <Group gap="sm">
-            <Button size="xs" variant="light" onClick={() => saveFile(shown.file)}>
+            <Button
+              size="xs"
+              variant="light"
+              leftSection={<DownloadIcon size={16} />}
+              onClick={() => saveFile(shown.file)}
+            >
               {t('viewer.download')}
             </Button>
-            <Anchor href={shown.url} target="_blank" rel="noopener" size="sm">
-              {t('viewer.newTab')}
-            </Anchor>
+            {!phone && (
+              <Anchor href={shown.url} target="_blank" rel="noopener" size="sm">
+                {t('viewer.newTab')}
+              </Anchor>
+            )}
           </Group>
           {shown.file.leftOut > 0 && (
             <Alert color="yellow" variant="light" role="status" data-testid="reports-left-out">
@@ -84,13 +101,17 @@ export function useResourceOpener() {
             </Alert>
           )}
           {shown.file.blob.type.startsWith('image/') ? (
-            <img src={shown.url} alt={shown.title} style={{ maxWidth: '100%', height: 'auto' }} />
+            <ImageViewer url={shown.url} title={shown.title} height={frameHeight} />
           ) : shown.file.blob.type === 'application/pdf' ? (
-            <iframe
-              src={shown.url}
-              title={shown.title}
-              style={{ width: '100%', height: '70vh', border: '1px solid var(--mantine-color-gray-4)' }}
-            />
+            <Suspense
+              fallback={
+                <Center h={frameHeight}>
+                  <Loader size="sm" aria-label={t('viewer.loading')} />
+                </Center>
+              }
+            >
+              <PdfViewer blob={shown.file.blob} title={shown.title} height={frameHeight} />
+            </Suspense>
           ) : (
             <Text size="sm">{t('viewer.noPreview')}</Text>
           )}

@@ -1,3 +1,4 @@
+import '@mantine/core/styles/Badge.css';
 import { Badge } from '@mantine/core';
 import type { ReactNode } from 'react';
 

@@ -1,3 +1,4 @@
+import '@mantine/core/styles/Radio.css';
 import { Radio, Stack } from '@mantine/core';
 import { EMAIL_FREQUENCIES, type EmailFrequency } from '@portal/shared/exam-status';
 import { useTranslation } from 'react-i18next';

@@ -1,3 +1,5 @@
+import '@mantine/core/styles/Accordion.css';
+import '@mantine/core/styles/Radio.css';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Accordion, Alert, Button, Group, Paper, Radio, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import type { EmailFrequency } from '@portal/shared/exam-status';

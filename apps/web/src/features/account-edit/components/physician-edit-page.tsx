@@ -1,3 +1,4 @@
+import '@mantine/core/styles/Accordion.css';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Accordion, Button, Group, Paper, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import { EMAIL_FREQUENCIES, type EmailFrequency } from '@portal/shared/exam-status';

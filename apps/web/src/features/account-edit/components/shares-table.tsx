@@ -1,3 +1,6 @@
+import '@mantine/core/styles/Pagination.css';
+import '@mantine/core/styles/ScrollArea.css';
+import '@mantine/core/styles/Table.css';
 import { Button, Group, Loader, Modal, Pagination, ScrollArea, Stack, Table, Text } from '@mantine/core';
 import { PAGER_WINDOW, TOAST_MS } from '@portal/shared/limits';
 import type { ShareRecord } from '@portal/shared/schemas/shares';

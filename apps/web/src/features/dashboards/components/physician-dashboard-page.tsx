@@ -1,3 +1,5 @@
+import '@mantine/core/styles/Combobox.css';
+import '@mantine/core/styles/ScrollArea.css';
 import { Select } from '@mantine/core';
 import { PAGE_SIZE, PHYSICIAN_DATE_PRESETS } from '@portal/shared/limits';
 import { useMemo, useState } from 'react';

@@ -1,3 +1,5 @@
+import '@mantine/core/styles/Combobox.css';
+import '@mantine/core/styles/ScrollArea.css';
 import { Select } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { useUserTags } from '../../../components/results-api';

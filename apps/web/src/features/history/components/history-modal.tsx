@@ -1,3 +1,6 @@
+import '@mantine/core/styles/Combobox.css';
+import '@mantine/core/styles/ScrollArea.css';
+import '@mantine/core/styles/Table.css';
 import { LineChart } from '@mantine/charts';
 import '@mantine/charts/styles.css';
 import { Alert, Button, Group, Loader, Modal, Select, Stack, Table, Text } from '@mantine/core';

@@ -1,3 +1,4 @@
+import '@mantine/core/styles/Fieldset.css';
 import { Button, Fieldset, Group, Stack, Text, TextInput } from '@mantine/core';
 import { TOAST_MS } from '@portal/shared/limits';
 import { useState } from 'react';

@@ -1,3 +1,4 @@
+import '@mantine/core/styles/Progress.css';
 import { Button, Group, Progress, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { TOAST_MS } from '@portal/shared/limits';

@@ -1,3 +1,4 @@
+import '@mantine/core/styles/List.css';
 import { Anchor, Button, List, Modal, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 

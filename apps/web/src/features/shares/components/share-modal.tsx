@@ -1,3 +1,7 @@
+import '@mantine/core/styles/Combobox.css';
+import '@mantine/core/styles/ScrollArea.css';
+import '@mantine/core/styles/Pill.css';
+import '@mantine/core/styles/PillsInput.css';
 import { Button, Group, Modal, Select, Stack, TagsInput, Text, Textarea } from '@mantine/core';
 import {
   SHARE_DEFAULT_PERIOD_DAYS,
