@@ -15,7 +15,8 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund
 fi
 
-# Debian's chromium drives the browser journeys and prints the test reports; qpdf merges reports
+# Debian's chromium drives the browser journeys and prints the test reports; pg_dump and pg_restore
+# (postgresql-client) back up and restore in the backup test; qpdf merges reports
 # (the portal needs it) and checks them, unzip checks zips; poppler-utils (pdftotext, pdftoppm),
 # ghostscript (ps2pdf) and imagemagick (convert) make and read the report corpus; prometheus
 # scrapes /metrics; nginx balances the several-servers journey (deploy/nginx); make, g++ and
@@ -24,6 +25,7 @@ fi
 missing=()
 [ -n "${CHROMIUM_PATH:-}" ] || command -v chromium >/dev/null || missing+=(chromium)
 command -v qpdf >/dev/null || missing+=(qpdf)
+command -v pg_dump >/dev/null || missing+=(postgresql-client)
 command -v unzip >/dev/null || missing+=(unzip)
 command -v prometheus >/dev/null || missing+=(prometheus)
 [ -x /usr/sbin/nginx ] || missing+=(nginx)
@@ -43,7 +45,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 CHROMIUM_PATH=${CHROMIUM_PATH:-$(command -v chromium || true)}
-for tool in qpdf unzip prometheus /usr/sbin/nginx make g++ python3 pdftotext pdftoppm ps2pdf /usr/bin/convert; do
+for tool in qpdf pg_dump pg_restore unzip prometheus /usr/sbin/nginx make g++ python3 pdftotext pdftoppm ps2pdf /usr/bin/convert; do
   if ! command -v "$tool" >/dev/null; then
     echo "$tool is required by the tests and could not be installed." >&2
     exit 1

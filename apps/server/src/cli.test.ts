@@ -84,5 +84,6 @@ describe('operator command line', () => {
     } finally {
       await check.close();
     }
-  });
+    // Eight commands, each a process that compiles the CLI with tsx: seconds each on a busy machine.
+  }, 180_000);
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { zInstitutionCreate } from '@portal/shared/schemas/institution';
 import { ConfigError, loadConfig } from './config.js';
+import { backupSqlite } from './db/backup.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock } from './lib/clock.js';
@@ -23,6 +24,8 @@ Commands:
       [--view-type 1|2] [--support-email E] [--support-phone P] [--support-whatsapp W]
   institution rotate-key --code X           issue a new API key (the old one stops working)
   institution list                          list the institutions
+  backup --out FILE                         copy the SQLite database while the portal runs
+                                            (PostgreSQL: use pg_dump, see docs/operations.md)
   openapi                                   print the OpenAPI document of this version (JSON)
 
 Configuration comes from the environment, as for the server (DATA_DIR, DATABASE_URL, ...).`;
@@ -37,6 +40,7 @@ const OPTIONS = {
   'support-email': { type: 'string' },
   'support-phone': { type: 'string' },
   'support-whatsapp': { type: 'string' },
+  out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -131,6 +135,23 @@ async function institutionList(): Promise<void> {
   });
 }
 
+/** `portal backup --out FILE`: an online copy of the SQLite database (docs/operations.md). */
+async function backup(values: Values): Promise<void> {
+  if (!values.out) throw new UsageError('backup needs --out FILE');
+  const config = cliConfig();
+  if (config.database.dialect !== 'sqlite') {
+    throw new UsageError(
+      'backup copies the SQLite database; with DATABASE_URL (PostgreSQL) use pg_dump --format=custom (docs/operations.md)',
+    );
+  }
+  const base = process.env.INIT_CWD ?? process.cwd();
+  const started = Date.now();
+  const result = await backupSqlite(config.database.file, path.resolve(base, values.out));
+  print(`Backup written: ${result.file}`);
+  print(`${result.bytes} bytes, ${result.pages} pages, integrity ok, ${Date.now() - started} ms`);
+  print('Copy the result files too (DATA_DIR/files, or the S3 bucket) and keep JWT_SECRET or DATA_DIR/jwt-secret.');
+}
+
 /**
  * The OpenAPI document, as GET /api/docs/openapi.json answers it, from a portal on a throwaway
  * SQLite file: it never touches the configured database (CI lints it before any server runs).
@@ -173,6 +194,9 @@ export async function runCli(argv: string[]): Promise<number> {
         return 0;
       case 'institution list':
         await institutionList();
+        return 0;
+      case 'backup':
+        await backup(values);
         return 0;
       case 'openapi':
         await openapiDocument();
