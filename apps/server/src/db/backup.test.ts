@@ -188,6 +188,7 @@ describe('backup and restore (docs/operations.md)', () => {
       ? 'SQLite: portal backup while ingests go on; the portal starts on the copy and serves every protocol acknowledged before'
       : 'PostgreSQL: pg_dump while ingests go on, pg_restore; the portal starts on it and serves every protocol acknowledged before',
     () => (TEST_DIALECT === 'sqlite' ? sqliteBackupAndRestore() : postgresDumpAndRestore()),
-    180_000,
+    // Servers and the CLI start as processes compiled by tsx: minutes on a busy machine.
+    300_000,
   );
 });
