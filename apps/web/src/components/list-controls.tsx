@@ -60,6 +60,20 @@ export function DateRangeFilter({
           onChange([dayjs(from).toDate(), dayjs(to).toDate()]);
         } else setPartial(next);
       }}
+      // The month arrows and level buttons are named (axe: button-name), and the calendar popup is a
+      // dialog named after the field.
+      ariaLabels={{
+        previousMonth: t('filters.calendar.previousMonth'),
+        nextMonth: t('filters.calendar.nextMonth'),
+        previousYear: t('filters.calendar.previousYear'),
+        nextYear: t('filters.calendar.nextYear'),
+        previousDecade: t('filters.calendar.previousDecade'),
+        nextDecade: t('filters.calendar.nextDecade'),
+        monthLevelControl: t('filters.calendar.monthLevel'),
+        yearLevelControl: t('filters.calendar.yearLevel'),
+      }}
+      popoverProps={{ withRoles: true }}
+      classNames={{ day: 'calendar-day' }}
       miw={230}
     />
   );
@@ -194,7 +208,7 @@ export function RefreshLink({ onClick }: { onClick: () => void }) {
     <UnstyledButton
       className="touch-target"
       onClick={onClick}
-      c="blue.8"
+      c="medical.8"
       fz="sm"
       td="underline"
       style={{ alignSelf: 'flex-end', paddingBottom: 8 }}
