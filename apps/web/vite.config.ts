@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import react from '@vitejs/plugin-react';
@@ -53,8 +54,29 @@ function precompress(): Plugin {
   };
 }
 
+// dwv (the DICOM viewer's renderer) starts its decoders (JPEG, JPEG 2000, RLE) as workers that it
+// finds beside its own chunk, under assets/workers/: they are copied there as dwv ships them.
+function dwvWorkers(): Plugin {
+  let outDir = 'dist';
+  return {
+    name: 'portal-dwv-workers',
+    apply: 'build',
+    configResolved(config) {
+      outDir = path.resolve(config.root, config.build.outDir);
+    },
+    closeBundle() {
+      const from = path.join(path.dirname(createRequire(import.meta.url).resolve('dwv')), 'assets', 'workers');
+      const to = path.join(outDir, 'assets', 'assets', 'workers');
+      fs.mkdirSync(to, { recursive: true });
+      for (const file of fs.readdirSync(from)) {
+        if (file.endsWith('.js')) fs.copyFileSync(path.join(from, file), path.join(to, file));
+      }
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), precompress()],
+  plugins: [react(), dwvWorkers(), precompress()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

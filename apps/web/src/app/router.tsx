@@ -48,6 +48,9 @@ const ExternalExamPage = lazy(() =>
   import('../features/protocol-detail/components/protocol-detail-page').then((m) => ({ default: m.ExternalExamPage })),
 );
 
+// The DICOM viewer and its renderer load only when a study is opened.
+const StudyViewerPage = lazy(() => import('../features/dicom-viewer/components/study-viewer-page'));
+
 /** Spec 2.2: screens that need a stored user and token. */
 export const AUTHENTICATED_PATHS = [
   '/showprotocol',
@@ -121,7 +124,10 @@ export const routes: RouteObject[] = [
           { path: '/termos-de-uso', element: <TermsOfUsePage /> },
           // The administration interface lives elsewhere now (spec 1, 6).
           { path: '/admin/*', element: <AdminMovedPage /> },
-          { element: <RequireAuth />, children: authenticatedRoutes },
+          {
+            element: <RequireAuth />,
+            children: [...authenticatedRoutes, { path: '/study/:studyUid', element: <StudyViewerPage /> }],
+          },
           { path: '*', element: <NotFoundPage /> },
         ],
       },

@@ -6,6 +6,7 @@ import { useMediaQuery } from '@mantine/hooks';
 import { EXAM_STATUS_CODES, type ExamStatusCode } from '@portal/shared/exam-status';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { AuthorizedImage, DICOMWEB } from './dicom-images';
 import { examDisplay, type ExamDisplay } from './exam-display';
 import type { Exam } from './results-api';
 import { ScrollTable } from './scroll-table';
@@ -14,6 +15,8 @@ export interface ExamActions {
   onReport: (exam: Exam, resourceId: string) => void;
   onImage: (exam: Exam, resourceId: string) => void;
   onSignature: (exam: Exam, resourceId: string) => void;
+  /** Opens the exam's DICOM study in the viewer; without it the study is not offered. */
+  onStudy?: (exam: Exam, studyUid: string) => void;
   busy?: string | null;
 }
 
@@ -84,6 +87,9 @@ function FileButtons({ exam, d, actions }: { exam: Exam; d: ExamDisplay; actions
           {t('exam.image')}
         </Button>
       )}
+      {exam.dicomStudyUid && actions.onStudy && (
+        <StudyButton exam={exam} studyUid={exam.dicomStudyUid} onOpen={actions.onStudy} other={!!d.imageId} />
+      )}
       {d.signedId && (
         <Button
           size="compact-sm"
@@ -94,11 +100,53 @@ function FileButtons({ exam, d, actions }: { exam: Exam; d: ExamDisplay; actions
           {t('exam.signed')}
         </Button>
       )}
-      {!d.reportId && !d.imageId && !d.awaitingRectification && (
+      {!d.reportId && !d.imageId && !exam.dicomStudyUid && !d.awaitingRectification && (
         <Text size="xs" c="dimmed">
           {t('exam.noFiles')}
         </Text>
       )}
+    </Group>
+  );
+}
+
+/** The exam's DICOM study: its key image, and the button that opens the viewer. */
+function StudyButton({
+  exam,
+  studyUid,
+  onOpen,
+  other,
+}: {
+  exam: Exam;
+  studyUid: string;
+  onOpen: (exam: Exam, studyUid: string) => void;
+  other: boolean;
+}) {
+  const { t } = useTranslation('results');
+  return (
+    <Group gap={6} wrap="nowrap">
+      <Box
+        component="button"
+        type="button"
+        onClick={() => onOpen(exam, studyUid)}
+        aria-label={t('dicom.openStudyOf', { exam: exam.description })}
+        p={0}
+        style={{ border: 0, background: 'none', cursor: 'pointer', lineHeight: 0 }}
+      >
+        <AuthorizedImage
+          path={`${DICOMWEB}/studies/${studyUid}/thumbnail`}
+          alt={t('dicom.keyImageOf', { exam: exam.description })}
+          size={40}
+        />
+      </Box>
+      <Button
+        size="compact-sm"
+        variant="light"
+        aria-label={t('dicom.openStudyOf', { exam: exam.description })}
+        onClick={() => onOpen(exam, studyUid)}
+        data-testid="open-study"
+      >
+        {other ? t('dicom.images') : t('exam.image')}
+      </Button>
     </Group>
   );
 }

@@ -1,5 +1,7 @@
 import { Loader, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { studyPath } from '../../../components/dicom-images';
 import { ExamTable } from '../../../components/exam-table';
 import { type ProtocolItem, useProtocolExams } from '../../../components/results-api';
 import type { useResourceOpener } from '../../../components/resource-viewer';
@@ -17,6 +19,7 @@ export function ProtocolExams({
 }) {
   const { t } = useTranslation(['results', 'common']);
   const exams = useProtocolExams(protocol.requestId, true);
+  const navigate = useNavigate();
   if (exams.isPending) return <Loader size="sm" aria-label={t('results:list.loadingExams')} />;
   if (exams.isError) return <Text size="sm">{t('results:list.examsError')}</Text>;
   if (exams.data.length === 0) return <Text size="sm">{t('results:list.noExams')}</Text>;
@@ -31,6 +34,7 @@ export function ProtocolExams({
         onReport: (exam, id) => void opener.open('report', id, target([exam.id], exam.description)),
         onImage: (exam, id) => void opener.open('image', id, target([exam.id], exam.description)),
         onSignature: (exam, id) => void opener.open('signature', id, target([exam.id], exam.description)),
+        onStudy: (exam, studyUid) => void navigate(studyPath(studyUid, exam.description)),
       }}
     />
   );

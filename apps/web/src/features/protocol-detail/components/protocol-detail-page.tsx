@@ -2,7 +2,8 @@ import { Alert, Anchor, Button, Container, Group, Loader, Paper, SimpleGrid, Sta
 import { useCallback, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AlertIcon, InfoIcon } from '../../../components/icons';
-import { Link, useLocation, useSearchParams } from 'react-router';
+import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
+import { studyPath } from '../../../components/dicom-images';
 import { ExamTable } from '../../../components/exam-table';
 import { ReadFilter, type ReadFilterValue, SearchBox } from '../../../components/list-controls';
 import { type Exam, useProtocolDetail, useProtocolList } from '../../../components/results-api';
@@ -55,6 +56,7 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
   const { t } = useTranslation(['results', 'common']);
   const [params] = useSearchParams();
   const location = useLocation();
+  const navigate = useNavigate();
   const credentials = useCredentials();
   // Someone the patient shared results with: told whose they are, never offered the account.
   const shared = credentials?.user?.role === 'SHARE';
@@ -242,6 +244,7 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
               onReport: (exam, rid) => void opener.open('report', rid, target(exam)),
               onImage: (exam, rid) => void opener.open('image', rid, target(exam)),
               onSignature: (exam, rid) => void opener.open('signature', rid, target(exam)),
+              onStudy: (exam, studyUid) => void navigate(studyPath(studyUid, exam.description)),
             }}
           />
         )}
