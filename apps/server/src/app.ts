@@ -21,6 +21,7 @@ import { registerMetrics, type PortalMetrics } from './plugins/metrics.js';
 import { registerOpenApi, type OperationDocs } from './plugins/openapi.js';
 import { requestChildLogger, requestIdMixin, trackRequests } from './lib/request-context.js';
 import healthRoutes from './modules/health/health.routes.js';
+import { recordIngestCalls } from './modules/ingest/ingest-calls.js';
 import ingestRoutes from './modules/ingest/ingest.routes.js';
 import hl7Routes from './modules/hl7/hl7.routes.js';
 import institutionRoutes from './modules/institutions/institution.routes.js';
@@ -200,6 +201,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await registerOpenApi(app, API_OPERATIONS);
 
   await app.register(healthRoutes(ctx, options.ready ?? (() => true)));
+  recordIngestCalls(app, ctx);
   await app.register(institutionRoutes(ctx));
   await app.register(ingestRoutes(ctx));
   await app.register(hl7Routes(ctx));

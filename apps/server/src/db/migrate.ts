@@ -14,6 +14,7 @@ import * as outboxSecretExpiry from './migrations/2026_11_26_0302_outbox_secret_
 import * as hl7 from './migrations/2026_11_26_0400_hl7.js';
 import * as auditConsoleIndexes from './migrations/2026_11_26_0600_audit_console_indexes.js';
 import * as dicom from './migrations/2026_11_26_0700_dicom.js';
+import * as ingestCalls from './migrations/2026_11_26_0710_ingest_calls.js';
 
 /** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
 const MIGRATIONS = {
@@ -31,6 +32,7 @@ const MIGRATIONS = {
   '2026_11_26_0400_hl7': hl7,
   '2026_11_26_0600_audit_console_indexes': auditConsoleIndexes,
   '2026_11_26_0700_dicom': dicom,
+  '2026_11_26_0710_ingest_calls': ingestCalls,
 } as const;
 
 /**

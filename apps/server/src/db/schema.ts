@@ -225,7 +225,13 @@ export interface TermAcceptanceTable {
 }
 
 export type OneTimeTokenKind =
-  'ACTIVATION' | 'RESET' | 'INVITE_PHYSICIAN' | 'INVITE_COMPANY' | 'INVITE_PATIENT' | 'EXTERNAL_FIRST_PASSWORD';
+  | 'ACTIVATION'
+  | 'RESET'
+  | 'INVITE_PHYSICIAN'
+  | 'INVITE_COMPANY'
+  | 'INVITE_ADMIN'
+  | 'INVITE_PATIENT'
+  | 'EXTERNAL_FIRST_PASSWORD';
 
 export interface OneTimeTokenTable {
   id: string;
@@ -480,6 +486,22 @@ export interface DicomStudyOpenTable {
   openedAt: Timestamp;
 }
 
+/** One call of an institution's system to an HTTP ingest door (JSON, FHIR, DICOMweb) and the answer it got. */
+export interface IngestCallTable {
+  id: string;
+  institutionId: string;
+  /** JSON, FHIR or DICOMweb */
+  door: string;
+  method: string;
+  /** The path without its query (protocol numbers and exam keys are the institution's own keys). */
+  path: string;
+  status: number;
+  /** The answer's message when the call failed (status 400 and above). */
+  error: string | null;
+  receivedAt: Timestamp;
+  durationMs: number;
+}
+
 export interface Database {
   institutions: InstitutionTable;
   visualizerSettings: VisualizerSettingTable;
@@ -517,4 +539,5 @@ export interface Database {
   dicomSeries: DicomSeriesTable;
   dicomInstances: DicomInstanceTable;
   dicomStudyOpens: DicomStudyOpenTable;
+  ingestCalls: IngestCallTable;
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { zEmail, zLanguage, zPassword } from '../validation.js';
+import { PASSWORD_MAX } from '../limits.js';
 import { paged, zPage } from './common.js';
 
 /**
@@ -41,6 +43,11 @@ export const zDashboardInstitution = z.object({
   lastIngestAt: z.string().nullable(),
   /** Sign-in failures of the last 24 h on the institution's branded logins and protocols. */
   loginFailures24h: z.number().int(),
+  /** Calls of its systems to the ingest doors (JSON, FHIR, HL7 v2) in the last 24 h, and how many failed. */
+  ingestCalls24h: z.number().int(),
+  ingestErrors24h: z.number().int(),
+  /** The last such call, or null. */
+  lastCallAt: z.string().nullable(),
 });
 
 export const zDashboard = z.object({
@@ -195,8 +202,93 @@ export const zAccountItem = z.object({
   /** Sign-in locked until then (too many failures), or null. */
   lockedUntil: z.string().nullable(),
   createdAt: z.string(),
+  /** Physicians: the institutions within the caller's reach that vouch for them. */
+  vouchedBy: z.array(z.object({ id: z.string(), name: z.string() })),
+  /**
+   * Whether the caller may disable, unlock or sign out the account: a company user lists the
+   * physicians it vouches for but manages only its own institution's people.
+   */
+  manageable: z.boolean(),
 });
 export type AccountItem = z.output<typeof zAccountItem>;
 export const zAccountPage = paged(zAccountItem);
 export type AccountPage = z.output<typeof zAccountPage>;
 export const zAccountDisable = z.object({ disabled: z.boolean() });
+
+/** An admin invites another admin (admins only): the mail's link opens the console's first-password page. */
+export const zAdminInvite = z.object({
+  email: zEmail,
+  name: z.string().trim().min(1).max(200),
+  language: zLanguage.nullish(),
+});
+
+/** The console's first-password page of an admin invitation. */
+export const zAdminCreate = z.object({
+  token: z.string().min(1).max(200),
+  fullName: z.string().trim().min(1).max(200),
+  password: zPassword,
+  confirmPassword: z.string().max(PASSWORD_MAX),
+  language: zLanguage.nullish(),
+});
+
+/** Invitations the console manages: physicians, company users and admins (external users: in their tag). */
+export const zInvitationKind = z.enum(['PHYSICIAN', 'COMPANY', 'ADMIN']);
+export type InvitationKind = z.output<typeof zInvitationKind>;
+/** PENDING (the link works), EXPIRED (never used, past its 7 days) or REVOKED (withdrawn by an operator). */
+export const zInvitationState = z.enum(['PENDING', 'EXPIRED', 'REVOKED']);
+
+export const zInvitationQuery = z.object({
+  search: zSearch,
+  kind: zInvitationKind.optional(),
+  state: zInvitationState.optional(),
+  institutionId: z.string().max(64).optional(),
+  page: zPage,
+  size: zSize,
+});
+
+export const zInvitationItem = z.object({
+  id: z.string(),
+  kind: zInvitationKind,
+  email: z.string(),
+  name: z.string().nullable(),
+  crm: z.string().nullable(),
+  uf: z.string().nullable(),
+  institution: z.object({ id: z.string(), name: z.string() }).nullable(),
+  state: zInvitationState,
+  createdAt: z.string(),
+  expiresAt: z.string(),
+});
+export type InvitationItem = z.output<typeof zInvitationItem>;
+export const zInvitationPage = paged(zInvitationItem);
+export type InvitationPage = z.output<typeof zInvitationPage>;
+
+export const zIngestCallQuery = z.object({
+  institutionId: z.string().max(64).optional(),
+  /** `true`: failed calls only. */
+  errors: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((v) => v === 'true'),
+  page: zPage,
+  size: zSize,
+});
+
+export const zIngestCallItem = z.object({
+  id: z.string(),
+  institution: z.object({ id: z.string(), name: z.string() }),
+  /** JSON, FHIR or HL7. */
+  door: z.string(),
+  /** The HTTP method, or for HL7 the transport (MLLP, MLLP_TLS, HTTPS). */
+  method: z.string(),
+  /** The path called, or for HL7 the message type. */
+  path: z.string(),
+  /** The HTTP status, or for HL7 the ACK code (AA, AE, AR). */
+  status: z.string(),
+  failed: z.boolean(),
+  error: z.string().nullable(),
+  receivedAt: z.string(),
+  durationMs: z.number().int(),
+});
+export type IngestCallItem = z.output<typeof zIngestCallItem>;
+export const zIngestCallPage = paged(zIngestCallItem);
+export type IngestCallPage = z.output<typeof zIngestCallPage>;

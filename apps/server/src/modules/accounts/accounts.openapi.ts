@@ -177,6 +177,26 @@ export const accountsOperations: OperationDocs = {
       acceptTerms: true,
     },
   },
+  'GET /api/auth/admin/invite/validate': {
+    ...invitationInfo("Read an administrator's invitation; answers its e-mail and name"),
+    response: { data: { email: 'renata.operacoes@portal.example.com', name: 'Renata Operações' } },
+  },
+  'POST /api/auth/admin/create': {
+    summary: 'Create an administrator account from an invitation (the console signs it in)',
+    tag: 'Accounts',
+    security: 'public',
+    errors: {
+      400: [ServerMessage.validation, AccountMessage.passwordTooCommon],
+      404: ServerMessage.tokenNotFound,
+      409: ServerMessage.userAlreadyExists,
+    },
+    body: {
+      ...TOKEN,
+      fullName: 'Renata Operações',
+      password: 'Console-2026-forte',
+      confirmPassword: 'Console-2026-forte',
+    },
+  },
   'GET /api/v2/auth/institution/customLoginPage': {
     summary: "An institution's branded login page",
     tag: 'Institutions',

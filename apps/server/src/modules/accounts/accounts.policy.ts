@@ -1,4 +1,5 @@
 import type { SessionRole, UserType } from '../../db/schema.js';
+import type { AuthContext } from '../../plugins/auth.js';
 
 /** Spec 6: patient edit is for patient, admin and company users; physician edit for physicians. */
 export function canEditOwnRecord(role: SessionRole, userType: UserType, screen: 'patient' | 'physician'): boolean {
@@ -19,4 +20,21 @@ export function institutionAccess(
   if (actor.role === 'ADMIN') return 'allow';
   if (actor.role !== 'COMPANY') return 'forbidden';
   return actor.institutionId && actor.institutionId === institutionId ? 'allow' : 'not-found';
+}
+
+/** Who is asking, as institution administration cares: company users carry their institution. */
+export interface InstitutionActor {
+  role: SessionRole;
+  userId: string | null;
+  /** Company users: the institution they administer (their account's, read with the session). */
+  institutionId: string | null;
+}
+
+/**
+ * The caller as every administration call sees it (institutions, tags, invitations, vouches, the
+ * console): the one place that reads a company user's institution from the session's account.
+ */
+export function institutionActor(auth: AuthContext): InstitutionActor {
+  const institutionId = auth.role === 'COMPANY' ? (auth.account?.institutionId ?? null) : null;
+  return { role: auth.role, userId: auth.userId, institutionId };
 }

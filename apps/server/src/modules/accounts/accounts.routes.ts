@@ -26,6 +26,7 @@ import {
   zTokenQuery,
   zUserRecord,
 } from '@portal/shared/schemas/accounts';
+import { zAdminCreate } from '@portal/shared/schemas/administration';
 import { envelope } from '@portal/shared/schemas/common';
 import type { AppContext } from '../../context.js';
 import { authenticate, requireAuth, verifyAccessToken } from '../../plugins/auth.js';
@@ -36,6 +37,8 @@ import { editPatient, editPhysician, emailFrequencyOf, myRecord, setFavoriteTag 
 import { bindProtocol, validateProtocol } from './protocol-link.service.js';
 import {
   activateAccount,
+  adminInvitationInfo,
+  createAdminUser,
   companyInvitationEmail,
   createCompanyUser,
   createPatient,
@@ -192,6 +195,36 @@ export default function accountsRoutes(ctx: AppContext): FastifyPluginAsync {
       `${V1}/company/create`,
       { schema: { body: zCompanyCreate, response: { 201: envelope(zCreatedAccount) } } },
       async (request, reply) => reply.status(201).send({ data: await createCompanyUser(ctx, request.body) }),
+    );
+
+    // The administration console's first-password page of an admin invitation (contract 9).
+    app.get(
+      `${V1}/admin/invite/validate`,
+      {
+        schema: {
+          summary: 'Check an admin invitation',
+          description: 'The e-mail and name the invitation fixes; 404 "Token not found" when used or revoked.',
+          tags: ['administration console'],
+          querystring: zTokenQuery,
+          response: { 200: envelope(zInvitationInfo) },
+        },
+      },
+      async (request) => ({ data: await adminInvitationInfo(ctx, request.query.token) }),
+    );
+
+    app.post(
+      `${V1}/admin/create`,
+      {
+        schema: {
+          summary: 'Create an invited administrator',
+          description:
+            'Chooses the password of an admin invitation; the account signs in to the console at once (ADMIN_CREATED).',
+          tags: ['administration console'],
+          body: zAdminCreate,
+          response: { 201: envelope(zCreatedAccount) },
+        },
+      },
+      async (request, reply) => reply.status(201).send({ data: await createAdminUser(ctx, request, request.body) }),
     );
 
     app.get(

@@ -18,7 +18,7 @@ import {
   type InstitutionRow,
   updateUser,
 } from './accounts.repository.js';
-import { institutionAccess } from './accounts.policy.js';
+import { institutionAccess, institutionActor } from './accounts.policy.js';
 import { mailLink } from './links.js';
 import { issueOneTimeToken } from './one-time-tokens.js';
 import { isUniqueViolation } from '../../db/database.js';
@@ -44,50 +44,63 @@ export async function administeredInstitution(
   auth: AuthContext,
   institutionId: string,
 ): Promise<InstitutionRow> {
+  const access = institutionAccess(institutionActor(auth), institutionId);
   // The caller's account came with the session statement.
-  const actor = auth.account;
-  const access = institutionAccess({ role: auth.role, institutionId: actor?.institutionId ?? null }, institutionId);
-  if (access === 'forbidden' || !actor) throw new AppError(403, ServerMessage.forbidden);
+  if (access === 'forbidden' || !auth.account) throw new AppError(403, ServerMessage.forbidden);
   const institution = access === 'allow' ? await findInstitutionById(ctx.db, institutionId) : undefined;
   if (!institution) throw notFound(ServerMessage.institutionNotFound);
   return institution;
 }
 
-interface Invitation {
-  kind: 'INVITE_PHYSICIAN' | 'INVITE_COMPANY' | 'INVITE_PATIENT';
-  mailKind: 'physicianInvitation' | 'companyInvitation' | 'patientInvitation';
-  path: string;
+export type InvitationKind = 'INVITE_PHYSICIAN' | 'INVITE_COMPANY' | 'INVITE_ADMIN' | 'INVITE_PATIENT';
+
+/** Each invitation's mail and the page its link opens (admins': the console's first-password page). */
+const INVITATION_MAILS: Record<
+  InvitationKind,
+  { mailKind: 'physicianInvitation' | 'companyInvitation' | 'adminInvitation' | 'patientInvitation'; path: string }
+> = {
+  INVITE_PHYSICIAN: { mailKind: 'physicianInvitation', path: '/physician/create' },
+  INVITE_COMPANY: { mailKind: 'companyInvitation', path: '/company-access/create' },
+  INVITE_ADMIN: { mailKind: 'adminInvitation', path: '/admin/invitation' },
+  INVITE_PATIENT: { mailKind: 'patientInvitation', path: '/patient/create' },
+};
+
+export interface Invitation {
+  kind: InvitationKind;
   email: string;
-  institution: Pick<InstitutionRow, 'id' | 'code' | 'name'>;
+  /** The inviting institution; null for an admin invitation (admins belong to none). */
+  institution: Pick<InstitutionRow, 'id' | 'code' | 'name'> | null;
   language: string;
   payload: Record<string, unknown>;
-  withCode?: boolean;
 }
 
 /**
  * Issues an invitation token (7 days, single use; a newer invitation of the same kind retires the
  * older ones) and queues its mail in the same transaction: CREATED, then INVITE_SEND once queued.
  */
-async function sendInvitation(ctx: AppContext, db: Db, input: Invitation) {
+export async function sendInvitation(ctx: AppContext, db: Db, input: Invitation) {
   await retireOneTimeTokens(db, input.email, [input.kind], ctx.clock.now().toISOString());
   const issued = await issueOneTimeToken(ctx, db, {
     kind: input.kind,
     ttlMs: TOKEN_TTL_MS.invitation,
     email: input.email,
-    institutionId: input.institution.id,
+    institutionId: input.institution?.id ?? null,
     payload: input.payload,
     language: input.language,
   });
-  const query: Record<string, string> = input.withCode ? { code: input.institution.code } : {};
-  const link = mailLink(ctx, input.path, { ...query, token: issued.token, language: input.language });
+  const { mailKind, path } = INVITATION_MAILS[input.kind];
+  // The physician's page shows the inviting institution from its code.
+  const query: Record<string, string> =
+    input.kind === 'INVITE_PHYSICIAN' && input.institution ? { code: input.institution.code } : {};
+  const link = mailLink(ctx, path, { ...query, token: issued.token, language: input.language });
   await queueMail(
     ctx,
     {
-      kind: input.mailKind,
+      kind: mailKind,
       to: input.email,
       language: input.language,
       link,
-      institutionName: input.institution.name,
+      institutionName: input.institution?.name ?? null,
       params: { name: typeof input.payload.name === 'string' ? input.payload.name : null },
     },
     db,
@@ -109,9 +122,6 @@ export async function invitePhysician(
   const sent = await ctx.db.transaction().execute((trx) =>
     sendInvitation(ctx, trx, {
       kind: 'INVITE_PHYSICIAN',
-      mailKind: 'physicianInvitation',
-      path: '/physician/create',
-      withCode: true,
       email: body.email,
       institution,
       language: body.language ?? DEFAULT_LANGUAGE,
@@ -133,8 +143,6 @@ export async function inviteCompanyUser(
   const sent = await ctx.db.transaction().execute((trx) =>
     sendInvitation(ctx, trx, {
       kind: 'INVITE_COMPANY',
-      mailKind: 'companyInvitation',
-      path: '/company-access/create',
       email: body.email,
       institution,
       language: body.language ?? DEFAULT_LANGUAGE,
@@ -162,8 +170,6 @@ export async function invitePatient(
 ) {
   return sendInvitation(ctx, db, {
     kind: 'INVITE_PATIENT',
-    mailKind: 'patientInvitation',
-    path: '/patient/create',
     email: input.email.trim().toLowerCase(),
     institution: input.institution,
     language: input.language ?? DEFAULT_LANGUAGE,

@@ -9,6 +9,7 @@ import type { UserType } from '../../db/schema.js';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/passwords.js';
+import { recordAudit } from '../../plugins/audit.js';
 import { queueMail } from '../outbox/outbox.service.js';
 import { acceptCurrentTermsOnCreation } from '../terms/terms.service.js';
 import { findInstitutionById, findUserByCpf, findUserByEmail, insertUser, updateUser } from './accounts.repository.js';
@@ -238,6 +239,46 @@ export async function createCompanyUser(
     institutionId: row.institutionId,
   };
   await createInvitedUser(ctx, row, user, true);
+  return { id: user.id, email, active: true };
+}
+
+/** The console's first-password page of an admin invitation: the fixed e-mail and name. */
+export async function adminInvitationInfo(ctx: AppContext, token: string) {
+  const row = await findLiveToken(ctx, ctx.db, token, ['INVITE_ADMIN']);
+  const name = tokenPayload(row).name;
+  return { email: row.email ?? '', name: typeof name === 'string' ? name : null };
+}
+
+/**
+ * An invited admin chooses a password: the account is active at once (the invitation proved the
+ * e-mail) and signs in to the console only (spec 6 keeps admins out of the patient app).
+ */
+export async function createAdminUser(
+  ctx: AppContext,
+  request: FastifyRequest,
+  body: { token: string; fullName: string; password: string; confirmPassword: string; language?: string | null },
+) {
+  const row = await findLiveToken(ctx, ctx.db, body.token, ['INVITE_ADMIN']);
+  const email = normalizeEmail(row.email);
+  assertAcceptablePassword(body.password, body.confirmPassword);
+  if (await findUserByEmail(ctx.db, email)) throw userAlreadyExists();
+  const now = ctx.clock.now().toISOString();
+  const user = {
+    ...baseUser(now, 'ADMIN', email, body.fullName.trim(), body.language ?? row.language),
+    passwordHash: await hashPassword(body.password),
+    active: 1,
+    frequencyReceiveEmail: 'DISABLED',
+  };
+  await createInvitedUser(ctx, row, user, false);
+  await recordAudit(
+    ctx,
+    {
+      event: 'ADMIN_CREATED',
+      resource: { type: 'ACCOUNT', id: user.id, accountType: 'ADMIN', invitationId: row.id },
+      systemUser: { id: user.id, name: user.email, role: 'ADMIN' },
+    },
+    request,
+  );
   return { id: user.id, email, active: true };
 }
 

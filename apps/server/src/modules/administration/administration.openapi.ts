@@ -51,4 +51,21 @@ export const administrationOperations: OperationDocs = {
   [`PUT ${BASE}/accounts/{id}/disabled`]: consoleCall({ params: ID, body: { disabled: true } }),
   [`POST ${BASE}/accounts/{id}/unlock`]: consoleCall({ params: ID }),
   [`POST ${BASE}/accounts/{id}/sessions/end`]: consoleCall({ params: ID }),
+  [`POST ${BASE}/admin/invite`]: consoleCall({
+    errors: { 403: ServerMessage.forbidden, 409: ServerMessage.userAlreadyExists },
+    body: { email: 'renata.operacoes@portal.example.com', name: 'Renata Operações', language: 'pt-br' },
+  }),
+  [`GET ${BASE}/invitations`]: consoleCall({
+    errors: { 403: ServerMessage.forbidden },
+    query: { state: 'PENDING', page: 1, size: 20 },
+  }),
+  [`POST ${BASE}/invitations/{id}/resend`]: consoleCall({
+    params: ID,
+    errors: { ...REFUSED, 409: ServerMessage.userAlreadyExists },
+  }),
+  [`DELETE ${BASE}/invitations/{id}`]: consoleCall({ params: ID }),
+  [`GET ${BASE}/ingest-calls`]: consoleCall({
+    errors: { 403: ServerMessage.forbidden },
+    query: { errors: 'true', page: 1, size: 25 },
+  }),
 };

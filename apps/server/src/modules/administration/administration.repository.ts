@@ -414,9 +414,28 @@ export interface AccountFilter {
 
 function accountQuery(db: Db, reach: Reach, filter: AccountFilter) {
   let q = db.selectFrom('users as u').leftJoin('institutions as i', 'i.id', 'u.institutionId');
-  // A company user sees the people of its institution: its company users and the physicians it invited.
-  if (reach)
-    q = q.where('u.institutionId', 'in', reach.length ? reach : ['']).where('u.type', 'in', ['COMPANY', 'PHYSICIAN']);
+  // A company user sees the people of its institution: its company users, the physicians it
+  // invited, and the physicians it vouches for.
+  if (reach) {
+    const ids = reach.length ? reach : [''];
+    q = q
+      .where('u.type', 'in', ['COMPANY', 'PHYSICIAN'])
+      .where((eb) =>
+        eb.or([
+          eb('u.institutionId', 'in', ids),
+          eb.and([
+            eb('u.type', '=', 'PHYSICIAN'),
+            eb.exists(
+              eb
+                .selectFrom('physicianVouches as v')
+                .select('v.userId')
+                .whereRef('v.userId', '=', 'u.id')
+                .where('v.institutionId', 'in', ids),
+            ),
+          ]),
+        ]),
+      );
+  }
   if (filter.type) q = q.where('u.type', '=', filter.type);
   if (filter.search) {
     const text = filter.search.toLowerCase();
@@ -492,4 +511,18 @@ export async function clearLocks(db: Db, keys: readonly string[]): Promise<numbe
   if (keys.length === 0) return 0;
   const result = await db.deleteFrom('throttles').where('key', 'in', keys).executeTakeFirst();
   return Number(result.numDeletedRows ?? 0);
+}
+
+/** The institutions within reach that vouch for these physicians. */
+export async function vouchesOf(db: Db, userIds: readonly string[], reach: Reach) {
+  if (userIds.length === 0 || (reach && reach.length === 0)) return [];
+  let q = db
+    .selectFrom('physicianVouches as v')
+    .innerJoin('institutions as i', 'i.id', 'v.institutionId')
+    .select(['v.userId', 'i.id', 'i.name'])
+    .where('v.userId', 'in', userIds)
+    .orderBy('i.name')
+    .orderBy('i.id');
+  if (reach) q = q.where('v.institutionId', 'in', reach);
+  return q.execute();
 }

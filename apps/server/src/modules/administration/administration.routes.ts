@@ -5,18 +5,24 @@ import {
   zAccountDisable,
   zAccountPage,
   zAccountQuery,
+  zAdminInvite,
   zAdminProtocolDetail,
   zAdminProtocolPage,
   zAuditPage,
   zAuditQuery,
   zDashboard,
   zInstitutionListItem,
+  zIngestCallPage,
+  zIngestCallQuery,
   zInstitutionListQuery,
+  zInvitationPage,
+  zInvitationQuery,
   zOutboxPage,
   zOutboxQuery,
   zProtocolSearchQuery,
   zProtocolStatusChange,
 } from '@portal/shared/schemas/administration';
+import { zInvitationSent } from '@portal/shared/schemas/accounts';
 import { envelope } from '@portal/shared/schemas/common';
 import type { AppContext } from '../../context.js';
 import { authenticate, requireRole } from '../../plugins/auth.js';
@@ -28,6 +34,7 @@ import {
   changeProtocolStatus,
   dashboard,
   endAccountSessions,
+  ingestCallList,
   institutionList,
   operatorOf,
   outboxList,
@@ -36,6 +43,7 @@ import {
   resendOutbox,
   unlockAccount,
 } from './administration.service.js';
+import { invitationList, inviteAdmin, resendInvitation, revokeInvitation } from './invitations.service.js';
 
 const BASE = '/api/administrationbe';
 const zIdParams = z.object({ id: z.string().min(1).max(64) });
@@ -83,12 +91,29 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
         schema: {
           ...doc(
             'Dashboard figures',
-            'Per institution: protocols and exams delivered today and this week, exams opened, last ingest, sign-in failures of 24 h. Portal-wide outbox and lock figures for admins only.',
+            'Per institution: protocols and exams delivered today and this week, exams opened, last ingest, ' +
+              'ingest calls and their errors and sign-in failures of 24 h. Portal-wide outbox and lock figures for admins only.',
           ),
           response: { 200: envelope(zDashboard) },
         },
       },
       async (request) => ({ data: await dashboard(ctx, operator(request)) }),
+    );
+
+    app.get(
+      `${BASE}/ingest-calls`,
+      {
+        schema: {
+          ...doc(
+            'Calls to the ingest doors',
+            'The calls of the institutions’ systems (JSON ingest, FHIR, HL7 v2) with their answer, newest first; ' +
+              '`errors=true` keeps the failed ones. Kept 30 days. Company users: their institution’s only.',
+          ),
+          querystring: zIngestCallQuery,
+          response: { 200: envelope(zIngestCallPage) },
+        },
+      },
+      async (request) => ({ data: await ingestCallList(ctx, operator(request), request.query) }),
     );
 
     app.get(
@@ -259,6 +284,75 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
       },
       async (request) => {
         await endAccountSessions(ctx, request, operator(request), request.params.id);
+        return { data: true };
+      },
+    );
+
+    app.post(
+      `${BASE}/admin/invite`,
+      {
+        schema: {
+          ...doc(
+            'Invite an administrator',
+            'Admins only (company users: 403). Mails a link (7 days, single use) to the console’s first-password ' +
+              'page; 409 when the address already has an account (ADMIN_INVITED).',
+          ),
+          body: zAdminInvite,
+          response: { 201: envelope(zInvitationSent) },
+        },
+      },
+      async (request, reply) =>
+        reply.status(201).send({ data: await inviteAdmin(ctx, request, operator(request), request.body) }),
+    );
+
+    app.get(
+      `${BASE}/invitations`,
+      {
+        schema: {
+          ...doc(
+            'Invitations not taken up',
+            'Physician, company-user and admin invitations that are pending, expired or revoked, newest first. ' +
+              'Company users: their institution’s physicians and company users only.',
+          ),
+          querystring: zInvitationQuery,
+          response: { 200: envelope(zInvitationPage) },
+        },
+      },
+      async (request) => ({ data: await invitationList(ctx, operator(request), request.query) }),
+    );
+
+    app.post(
+      `${BASE}/invitations/:id/resend`,
+      {
+        schema: {
+          ...doc(
+            'Send an invitation again',
+            'A new link valid 7 days is mailed and the previous one stops working; 409 once the address has an ' +
+              'account; another institution’s invitation: 404 (INVITATION_RESENT).',
+          ),
+          params: zIdParams,
+          response: { 201: envelope(zInvitationSent) },
+        },
+      },
+      async (request, reply) =>
+        reply.status(201).send({ data: await resendInvitation(ctx, request, operator(request), request.params.id) }),
+    );
+
+    app.delete(
+      `${BASE}/invitations/:id`,
+      {
+        schema: {
+          ...doc(
+            'Revoke an invitation',
+            'Its link answers “Token not found” from then on; revoking a revoked one changes nothing; an ' +
+              'invitation already used or of another institution: 404 (INVITATION_REVOKED).',
+          ),
+          params: zIdParams,
+          response: { 200: envelope(z.boolean()) },
+        },
+      },
+      async (request) => {
+        await revokeInvitation(ctx, request, operator(request), request.params.id);
         return { data: true };
       },
     );

@@ -9,6 +9,8 @@ import {
   type AdminProtocolItem,
   type AuditItem,
   type Dashboard,
+  type IngestCallItem,
+  type zIngestCallQuery,
   type zAccountQuery,
   type zAuditQuery,
   type zOutboxQuery,
@@ -22,7 +24,7 @@ import { type AuthContext, revokeUserSessions } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
 import { addDays, dayEnd, dayOf, dayStart, daysSinceMonday } from '../delivery/days.js';
 import { searchableName } from '../ingest/ingest.service.js';
-import { institutionActor } from '../institutions/institution.service.js';
+import { institutionActor } from '../accounts/accounts.policy.js';
 import {
   type AuditFilter,
   type AuditRow,
@@ -50,7 +52,9 @@ import {
   searchProtocols,
   setAccountDisabled,
   setProtocolDisabled,
+  vouchesOf,
 } from './administration.repository.js';
+import { ingestCallCounts, ingestCallPage } from './ingest-calls.repository.js';
 
 /** The caller as the console sees it: admins reach everything, company users their institution. */
 export interface Operator {
@@ -66,9 +70,9 @@ export function operatorOf(auth: AuthContext): Operator {
   return { auth, reach: institutionId ? [institutionId] : [] };
 }
 
-const reaches = (op: Operator, institutionId: string) => op.reach === null || op.reach.includes(institutionId);
-const who = (op: Operator) => ({ id: op.auth.userId, name: op.auth.username, role: op.auth.role });
-const paging = (q: { page: number; size: number }) => ({ offset: (q.page - 1) * q.size, limit: q.size });
+export const reaches = (op: Operator, institutionId: string) => op.reach === null || op.reach.includes(institutionId);
+export const who = (op: Operator) => ({ id: op.auth.userId, name: op.auth.username, role: op.auth.role });
+export const paging = (q: { page: number; size: number }) => ({ offset: (q.page - 1) * q.size, limit: q.size });
 
 export async function institutionList(ctx: AppContext, op: Operator, search: string | undefined) {
   return listInstitutionItems(ctx.db, op.reach, search);
@@ -82,10 +86,11 @@ export async function dashboard(ctx: AppContext, op: Operator): Promise<Dashboar
   const since = new Date(now.getTime() - 24 * 3600_000).toISOString();
   const institutions = await institutionsIn(ctx.db, op.reach);
   const ids = institutions.map((i) => i.id);
-  const [protocols, deliveries, ingests, failures] = await Promise.all([
+  const [protocols, deliveries, ingests, calls, failures] = await Promise.all([
     protocolCounts(ctx.db, ids, today, weekStart),
     deliveryCounts(ctx.db, ids, today, weekStart),
     lastIngests(ctx.db, ids),
+    ingestCallCounts(ctx.db, ids, since),
     loginFailuresByTenant(
       ctx.db,
       institutions.map((i) => i.code),
@@ -99,6 +104,7 @@ export async function dashboard(ctx: AppContext, op: Operator): Promise<Dashboar
       const p = protocols.find((r) => r.institutionId === i.id);
       const d = deliveries.find((r) => r.institutionId === i.id);
       const last = ingests.find((r) => r.institutionId === i.id)?.last;
+      const c = calls.find((r) => r.institutionId === i.id);
       return {
         id: i.id,
         code: i.code,
@@ -110,6 +116,9 @@ export async function dashboard(ctx: AppContext, op: Operator): Promise<Dashboar
         examsOpenedWeek: Number(d?.opened ?? 0),
         lastIngestAt: typeof last === 'string' ? last : null,
         loginFailures24h: Number(failures.find((r) => r.tenant === i.code)?.count ?? 0),
+        ingestCalls24h: Number(c?.calls ?? 0),
+        ingestErrors24h: Number(c?.errors ?? 0),
+        lastCallAt: typeof c?.lastAt === 'string' ? c.lastAt : null,
       };
     }),
     portal: op.reach === null ? await portalFigures(ctx.db, since, now.toISOString()) : null,
@@ -332,8 +341,8 @@ export async function auditCsv(
   return Readable.from(lines(), { objectMode: false });
 }
 
-function adminOnly(op: Operator): void {
-  // The outbox holds every institution's mails: it is the portal operator's, not a company's.
+/** Calls of the portal operator (the outbox holds every institution's mails; admins invite admins). */
+export function adminOnly(op: Operator): void {
   if (op.reach !== null) throw forbidden();
 }
 
@@ -383,6 +392,11 @@ export async function accountList(ctx: AppContext, op: Operator, query: z.output
     rows.flatMap((r) => lockKeys(r)),
     now,
   );
+  const vouches = await vouchesOf(
+    ctx.db,
+    rows.filter((r) => r.type === 'PHYSICIAN').map((r) => r.id),
+    op.reach,
+  );
   const items: AccountItem[] = rows.map((r) => {
     const until = locks
       .filter((l) => lockKeys(r).includes(l.key))
@@ -401,6 +415,8 @@ export async function accountList(ctx: AppContext, op: Operator, query: z.output
       state: r.disabled === 1 ? 'DISABLED' : r.active === 1 ? 'ACTIVE' : 'NOT_ACTIVATED',
       lockedUntil: until ?? null,
       createdAt: r.createdAt,
+      vouchedBy: vouches.filter((v) => v.userId === r.id).map((v) => ({ id: v.id, name: v.name })),
+      manageable: op.reach === null || (r.institutionId !== null && op.reach.includes(r.institutionId)),
     };
   });
   return { items, total, page: query.page, size: query.size };
@@ -459,4 +475,29 @@ export async function endAccountSessions(ctx: AppContext, request: FastifyReques
   const account = await reachableAccount(ctx, op, id);
   await revokeUserSessions(ctx, id);
   await auditAccount(ctx, request, op, 'ACCOUNT_SESSIONS_ENDED', account);
+}
+
+/** Calls of the institutions' systems to the ingest doors, newest first (company users: their own). */
+export async function ingestCallList(ctx: AppContext, op: Operator, query: z.output<typeof zIngestCallQuery>) {
+  const { offset, limit } = paging(query);
+  const { rows, total } = await ingestCallPage(
+    ctx.db,
+    op.reach,
+    { institutionId: query.institutionId, errorsOnly: query.errors },
+    offset,
+    limit,
+  );
+  const items: IngestCallItem[] = rows.map((r) => ({
+    id: r.id,
+    institution: { id: r.institutionId, name: r.institutionName },
+    door: r.door,
+    method: r.method,
+    path: r.path,
+    status: String(r.status),
+    failed: Number(r.failed) === 1,
+    error: r.error,
+    receivedAt: r.receivedAt,
+    durationMs: Number(r.durationMs),
+  }));
+  return { items, total, page: query.page, size: query.size };
 }

@@ -307,17 +307,90 @@ describe('administration console API', () => {
     expect(trace).toHaveLength(1);
   });
 
-  it('finds people; company users see their institution’s company users and physicians only', async () => {
+  it('finds people; company users see their institution’s company users and the physicians it invited or vouches for', async () => {
     const byName = (await call('GET', `${BASE}/accounts?search=dra alfa`, w.tokens.admin)).json().data;
     expect(byName.items.map((a: { id: string }) => a.id)).toEqual([ownPhysician.id]);
     const byCrm = (await call('GET', `${BASE}/accounts?search=6666`, w.tokens.admin)).json().data;
     expect(byCrm.items.map((a: { id: string }) => a.id)).toEqual([foreignPhysician.id]);
     const own = (await call('GET', `${BASE}/accounts`, company)).json().data;
-    expect(own.items.map((a: { name: string }) => a.name).sort()).toEqual(['Cia Alfa', 'Dra Alfa']);
+    // Dr Pedro and Dr Outro were invited elsewhere but are vouched for by the company's institution.
+    expect(own.items.map((a: { name: string }) => a.name).sort()).toEqual([
+      'Cia Alfa',
+      'Dr Outro',
+      'Dr Pedro',
+      'Dra Alfa',
+    ]);
+    expect(
+      own.items
+        .filter((a: { manageable: boolean }) => a.manageable)
+        .map((a: { name: string }) => a.name)
+        .sort(),
+    ).toEqual(['Cia Alfa', 'Dra Alfa']);
     expect((await call('GET', `${BASE}/accounts?search=6666`, company)).json().data.total).toBe(0);
     const patients = (await call('GET', `${BASE}/accounts?type=PATIENT`, w.tokens.admin)).json().data;
     expect(patients.total).toBe(2);
     expect(patients.items[0]).toMatchObject({ state: 'ACTIVE', lockedUntil: null });
+  });
+
+  it('shows who vouches for a physician: every institution to admins, only its own to a company user', async () => {
+    const vouch = (institutionId: string) =>
+      portal.ctx.db
+        .insertInto('physicianVouches')
+        .values({ userId: foreignPhysician.id, institutionId, createdBy: null, createdAt: '2026-11-20T10:00:00.000Z' })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    await vouch(elsewhere.id);
+    const names = (items: Array<{ vouchedBy: Array<{ name: string }> }>) => items[0]!.vouchedBy.map((v) => v.name);
+    const before = (await call('GET', `${BASE}/accounts?search=6666`, w.tokens.admin)).json().data;
+    expect(names(before.items)).toEqual(['Outra Clinica']);
+    // Not vouched by the company's institution, not its own: the company user does not see him.
+    expect((await call('GET', `${BASE}/accounts?search=6666`, company)).json().data.total).toBe(0);
+
+    // The company vouches for him through the console's call: he is listed with its vouch only.
+    const added = await call('POST', `${BASE}/institution/${w.institution.id}/physicians`, company, {
+      userId: foreignPhysician.id,
+    });
+    expect(added.statusCode).toBe(201);
+    const admin = (await call('GET', `${BASE}/accounts?search=6666`, w.tokens.admin)).json().data;
+    expect(names(admin.items)).toEqual(['Clinica Alfa', 'Outra Clinica']);
+    expect(admin.items[0].manageable).toBe(true);
+    const seen = (await call('GET', `${BASE}/accounts?search=6666`, company)).json().data;
+    expect(names(seen.items)).toEqual(['Clinica Alfa']);
+    expect(seen.items[0]).toMatchObject({ manageable: false, institution: { name: 'Outra Clinica' } });
+    const foreign = (await call('GET', `${BASE}/accounts?search=6666`, foreignCompany)).json().data;
+    expect(names(foreign.items)).toEqual(['Outra Clinica']);
+    // Listing him gives no power over his account, which is another institution's.
+    const url = `${BASE}/accounts/${foreignPhysician.id}`;
+    expect((await call('PUT', `${url}/disabled`, company, { disabled: true })).statusCode).toBe(404);
+    expect((await call('POST', `${url}/sessions/end`, company)).statusCode).toBe(404);
+    // Nor over the other institution's vouch.
+    const other = await call(
+      'DELETE',
+      `${BASE}/institution/${elsewhere.id}/physicians/${foreignPhysician.id}`,
+      company,
+    );
+    expect(other.statusCode).toBe(404);
+
+    const removed = await call(
+      'DELETE',
+      `${BASE}/institution/${w.institution.id}/physicians/${foreignPhysician.id}`,
+      company,
+    );
+    expect(removed.statusCode).toBe(200);
+    expect((await call('GET', `${BASE}/accounts?search=6666`, company)).json().data.total).toBe(0);
+    expect(names((await call('GET', `${BASE}/accounts?search=6666`, w.tokens.admin)).json().data.items)).toEqual([
+      'Outra Clinica',
+    ]);
+    const trail = await portal.ctx.db
+      .selectFrom('auditEvents')
+      .select(['event', 'role', 'tenant'])
+      .where('event', 'like', 'PHYSICIAN_%VOUCHED')
+      .orderBy('event')
+      .execute();
+    expect(trail).toEqual([
+      { event: 'PHYSICIAN_UNVOUCHED', role: 'COMPANY', tenant: w.institution.code },
+      { event: 'PHYSICIAN_VOUCHED', role: 'COMPANY', tenant: w.institution.code },
+    ]);
   });
 
   it('disables, re-enables, unlocks and signs out accounts within reach, tracing each', async () => {

@@ -1,13 +1,6 @@
-import type { SessionRole } from '../../db/schema.js';
-import { institutionAccess } from '../accounts/accounts.policy.js';
+import { type InstitutionActor, institutionAccess } from '../accounts/accounts.policy.js';
 
-/** Who is asking, as far as institution administration cares. */
-export interface InstitutionActor {
-  role: SessionRole;
-  userId: string | null;
-  /** Company users: the institution they administer. */
-  institutionId: string | null;
-}
+export type { InstitutionActor };
 
 /** Only the portal's own administrators open new institutions. */
 export function canCreateInstitution(actor: InstitutionActor): boolean {

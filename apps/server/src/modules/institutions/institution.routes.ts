@@ -10,7 +10,8 @@ import {
 } from '@portal/shared/schemas/institution';
 import type { AppContext } from '../../context.js';
 import { authenticate, requireRole } from '../../plugins/auth.js';
-import { createInstitutionAs, getInstitutionAs, institutionActor, updateInstitutionAs } from './institution.service.js';
+import { institutionActor } from '../accounts/accounts.policy.js';
+import { createInstitutionAs, getInstitutionAs, updateInstitutionAs } from './institution.service.js';
 
 /** Contract 6: institutions in the administration API (admins: all; company users: their own). */
 export default function institutionRoutes(ctx: AppContext): FastifyPluginAsync {

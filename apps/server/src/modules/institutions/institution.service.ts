@@ -13,7 +13,6 @@ import { type Db, isUniqueViolation } from '../../db/database.js';
 import { AppError, conflict, forbidden, notFound } from '../../lib/errors.js';
 import { newId, newSecretToken, sha256Hex } from '../../lib/ids.js';
 import { recordAudit } from '../../plugins/audit.js';
-import type { AuthContext } from '../../plugins/auth.js';
 import {
   canChangeInstitutionCode,
   canCreateInstitution,
@@ -347,15 +346,6 @@ async function toView(db: Db, institution: Institution, apiKey?: string): Promis
     updatedAt: institution.updatedAt,
     ...(apiKey ? { apiKey } : {}),
   };
-}
-
-/**
- * The caller as institution administration sees it: company users carry their institution, read
- * with the session's account (plugins/auth.ts).
- */
-export function institutionActor(auth: AuthContext): InstitutionActor {
-  const institutionId = auth.role === 'COMPANY' ? (auth.account?.institutionId ?? null) : null;
-  return { role: auth.role, userId: auth.userId, institutionId };
 }
 
 export async function createInstitutionAs(

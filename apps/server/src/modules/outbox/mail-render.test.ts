@@ -8,6 +8,7 @@ const KINDS: Record<MailKind, string | undefined> = {
   passwordRecovery: '/password/reset?token=t2&language=pt-br',
   physicianInvitation: '/physician/create?code=DEMO&token=t3&language=pt-br',
   companyInvitation: '/company-access/create?token=t4&language=pt-br',
+  adminInvitation: '/admin/invitation?token=t8&language=pt-br',
   patientInvitation: '/patient/create?token=t5&language=pt-br',
   externalFirstPassword: '/password/reset?token=t6&language=pt-br',
   protocolShared: '/landing/t7',

@@ -98,6 +98,15 @@ const pt: LanguageTexts = {
       ],
       action: 'Criar meu acesso',
     }),
+    adminInvitation: (v) => ({
+      subject: 'Convite para administrar o portal de resultados',
+      paragraphs: [
+        'Você foi convidado(a) a administrar o portal de resultados: instituições, pessoas, protocolos e a trilha de auditoria.',
+        `Para escolher sua senha e entrar na administração, abra o endereço abaixo (${ptValid(v, WEEK)}).`,
+      ],
+      action: 'Criar meu acesso de administrador',
+      after: ['Se você não esperava este convite, ignore este e-mail: nenhum acesso é criado sem ele.'],
+    }),
     companyInvitation: (v) => ({
       subject: 'Convite de acesso da instituição',
       paragraphs: [
@@ -194,6 +203,15 @@ const es: LanguageTexts = {
       ],
       action: 'Crear mi acceso',
     }),
+    adminInvitation: (v) => ({
+      subject: 'Invitación para administrar el portal de resultados',
+      paragraphs: [
+        'Usted fue invitado(a) a administrar el portal de resultados: instituciones, personas, protocolos y el registro de auditoría.',
+        `Para elegir su contraseña y entrar a la administración, abra la dirección de abajo (${esValid(v, WEEK)}).`,
+      ],
+      action: 'Crear mi acceso de administrador',
+      after: ['Si no esperaba esta invitación, ignore este correo: ningún acceso se crea sin ella.'],
+    }),
     companyInvitation: (v) => ({
       subject: 'Invitación de acceso de la institución',
       paragraphs: [
@@ -289,6 +307,15 @@ const en: LanguageTexts = {
         `To complete your registration, open the address below (${enValid(v, WEEK)}).`,
       ],
       action: 'Create my access',
+    }),
+    adminInvitation: (v) => ({
+      subject: 'Invitation to administer the results portal',
+      paragraphs: [
+        'You have been invited to administer the results portal: institutions, people, protocols and the audit trail.',
+        `To choose your password and enter the administration, open the address below (${enValid(v, WEEK)}).`,
+      ],
+      action: 'Create my administrator access',
+      after: ['If you did not expect this invitation, ignore this e-mail: no access is created without it.'],
     }),
     companyInvitation: (v) => ({
       subject: 'Institution access invitation',

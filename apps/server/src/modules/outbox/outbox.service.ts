@@ -11,6 +11,7 @@ export type MailKind =
   | 'passwordRecovery'
   | 'physicianInvitation'
   | 'companyInvitation'
+  | 'adminInvitation'
   | 'patientInvitation'
   | 'externalFirstPassword'
   | 'protocolShared'
@@ -43,6 +44,7 @@ const LINK_LIFETIME_MS: Partial<Record<MailKind, number>> = {
   passwordRecovery: TOKEN_TTL_MS.reset,
   physicianInvitation: TOKEN_TTL_MS.invitation,
   companyInvitation: TOKEN_TTL_MS.invitation,
+  adminInvitation: TOKEN_TTL_MS.invitation,
   patientInvitation: TOKEN_TTL_MS.invitation,
   externalFirstPassword: TOKEN_TTL_MS.invitation,
   protocolShared: 30 * DAY_MS,
