@@ -106,50 +106,55 @@ export function PeoplePage() {
           { label: t('fields.state'), cell: state },
           {
             label: t('common.actions'),
-            cell: (a) => (
-              <Group gap={4}>
-                {a.state === 'DISABLED' ? (
+            cell: (a) =>
+              !a.manageable ? (
+                <Text size="xs" c="dimmed" component="span">
+                  {t('people.otherInstitution')}
+                </Text>
+              ) : (
+                <Group gap={4}>
+                  {a.state === 'DISABLED' ? (
+                    <ConfirmButton
+                      label={t('people.enable')}
+                      color="green"
+                      title={t('people.enableTitle')}
+                      description={t('people.enableText', { name: a.name })}
+                      confirmLabel={t('people.enable')}
+                      onConfirm={() =>
+                        act.mutateAsync({ path: `${a.id}/disabled`, method: 'PUT', body: { disabled: false } })
+                      }
+                    />
+                  ) : (
+                    <ConfirmButton
+                      label={t('people.disable')}
+                      title={t('people.disableTitle')}
+                      description={t('people.disableText', { name: a.name })}
+                      confirmLabel={t('people.disable')}
+                      onConfirm={() =>
+                        act.mutateAsync({ path: `${a.id}/disabled`, method: 'PUT', body: { disabled: true } })
+                      }
+                    />
+                  )}
+                  {a.lockedUntil ? (
+                    <ConfirmButton
+                      label={t('people.unlock')}
+                      color="blue"
+                      title={t('people.unlockTitle')}
+                      description={t('people.unlockText', { name: a.name })}
+                      confirmLabel={t('people.unlock')}
+                      onConfirm={() => act.mutateAsync({ path: `${a.id}/unlock`, method: 'POST' })}
+                    />
+                  ) : null}
                   <ConfirmButton
-                    label={t('people.enable')}
-                    color="green"
-                    title={t('people.enableTitle')}
-                    description={t('people.enableText', { name: a.name })}
-                    confirmLabel={t('people.enable')}
-                    onConfirm={() =>
-                      act.mutateAsync({ path: `${a.id}/disabled`, method: 'PUT', body: { disabled: false } })
-                    }
+                    label={t('people.endSessions')}
+                    color="orange"
+                    title={t('people.endSessionsTitle')}
+                    description={t('people.endSessionsText', { name: a.name })}
+                    confirmLabel={t('people.endSessions')}
+                    onConfirm={() => act.mutateAsync({ path: `${a.id}/sessions/end`, method: 'POST' })}
                   />
-                ) : (
-                  <ConfirmButton
-                    label={t('people.disable')}
-                    title={t('people.disableTitle')}
-                    description={t('people.disableText', { name: a.name })}
-                    confirmLabel={t('people.disable')}
-                    onConfirm={() =>
-                      act.mutateAsync({ path: `${a.id}/disabled`, method: 'PUT', body: { disabled: true } })
-                    }
-                  />
-                )}
-                {a.lockedUntil ? (
-                  <ConfirmButton
-                    label={t('people.unlock')}
-                    color="blue"
-                    title={t('people.unlockTitle')}
-                    description={t('people.unlockText', { name: a.name })}
-                    confirmLabel={t('people.unlock')}
-                    onConfirm={() => act.mutateAsync({ path: `${a.id}/unlock`, method: 'POST' })}
-                  />
-                ) : null}
-                <ConfirmButton
-                  label={t('people.endSessions')}
-                  color="orange"
-                  title={t('people.endSessionsTitle')}
-                  description={t('people.endSessionsText', { name: a.name })}
-                  confirmLabel={t('people.endSessions')}
-                  onConfirm={() => act.mutateAsync({ path: `${a.id}/sessions/end`, method: 'POST' })}
-                />
-              </Group>
-            ),
+                </Group>
+              ),
           },
         ]}
       />
