@@ -140,6 +140,10 @@ beforeAll(async () => {
         requester,
         performedAt: daysAgo(20),
         report: true,
+        files: [
+          { type: 'REPORT_PHYSICIAN', id: 'TC1-medico', text: 'Laudo para o medico P-TC' },
+          { type: 'ANALYSIS', id: 'TC1-analise', text: 'Analise volumetrica P-TC' },
+        ],
       },
     ],
   });
@@ -382,6 +386,14 @@ describe('patient dashboard', () => {
     await screenshotBothWidths(page, 'results-report-viewer');
     await page.keyboard.press('Escape');
     await viewer.waitFor({ state: 'hidden' });
+    // The physician's report beside the report, and the analysis, open from the exam too.
+    await screenshotBothWidths(page, 'results-exam-documents');
+    for (const name of ['Abrir o laudo do médico de Tomografia de crânio', 'Abrir a análise de Tomografia de crânio']) {
+      await exam.getByRole('button', { name }).click();
+      await viewer.waitFor();
+      await page.keyboard.press('Escape');
+      await viewer.waitFor({ state: 'hidden' });
+    }
 
     await search.fill('');
     await page.getByText('12 protocolos encontrados').waitFor();

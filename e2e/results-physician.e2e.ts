@@ -43,7 +43,13 @@ beforeAll(async () => {
     base,
     'POST',
     '/api/administrationbe/institution',
-    { code: 'BOAVISTA', name: 'Hospital Boa Vista', viewType: 2 },
+    {
+      code: 'BOAVISTA',
+      name: 'Hospital Boa Vista',
+      viewType: 2,
+      // Its SMART system (spec 3): here a page of the portal itself, so the journey sees the address.
+      settings: { smart: { url: `${base}/sistema-smart`, secret: 'segredo-smart-boa-vista-2026' } },
+    },
     asAdmin,
   );
   const sol = await call<{ id: string; apiKey: string }>(
@@ -79,6 +85,10 @@ beforeAll(async () => {
           performedAt: daysAgo(1),
           report: i <= 2 || i > 50,
         },
+        // PH-003 also has an exam viewed in the hospital's SMART system.
+        ...(i === 3
+          ? [{ key: 'SMART-RM3', description: 'Ressonância funcional', requester: crm, performedAt: daysAgo(1) }]
+          : []),
       ],
     });
   }
@@ -88,6 +98,30 @@ beforeAll(async () => {
       requestedAt: daysAgo(2),
       patient: patients[0]!,
       exams: [{ key: `S${i}`, description: 'Vitamina B12', requester: crm, performedAt: daysAgo(2) }],
+    });
+  }
+  // A second group of the partner, at Laboratório Sol, with two protocols another physician asked for.
+  const south = await call<{ id: string }>(
+    base,
+    'POST',
+    `/api/administrationbe/institution/${sol.id}/tags`,
+    { tag: 'Parceiro Sul' },
+    asAdmin,
+  );
+  for (let i = 1; i <= 2; i++) {
+    await ingest(base, sol.apiKey, `SUL-${i}`, {
+      password: `senha-SUL-${i}`,
+      requestedAt: daysAgo(1),
+      tag: 'Parceiro Sul',
+      patient: patients[1]!,
+      exams: [
+        {
+          key: `SUL${i}`,
+          description: 'Vitamina D',
+          requester: { identifier: 'CRM-777', name: 'Dra. Outra', crm: '777', uf: 'RJ' },
+          performedAt: daysAgo(1),
+        },
+      ],
     });
   }
   await ingest(base, boaVista.apiKey, 'PH-OLD', {
@@ -145,6 +179,14 @@ beforeAll(async () => {
     confirmPassword: partner.password,
     language: 'pt-br',
   });
+  // Once he has his password: joining a group mails a new first-password link to a user who has none.
+  await call(
+    base,
+    'POST',
+    `/api/administrationbe/institution/${sol.id}/tags/${south.id}/users`,
+    { email: partner.email, name: 'Clínica Parceira Norte', language: 'pt-br' },
+    asAdmin,
+  );
   await signInApi(base, physician.email, physician.password);
   await signInApi(base, partner.email, partner.password);
 });
@@ -190,6 +232,10 @@ async function answerPrint(page: Page, button: string, answer: 'Sim' | 'Não', s
     await toast.last().waitFor();
     await screenshotBothWidths(page, screenshot);
     await expectAccessible(page, 'print confirmation');
+    // The question closes by itself after 10 s, which screenshots on a busy machine may outlast:
+    // once it has gone, ask again.
+    await toast.last().waitFor({ state: 'detached', timeout: 15_000 });
+    await page.getByRole('button', { name: button, exact: true }).click();
   }
   await toast.last().getByRole('button', { name: answer }).click();
 }
@@ -253,13 +299,34 @@ describe('physician dashboard', () => {
     await screenshotBothWidths(page, 'results-physician-advanced-filters');
     await page.getByRole('button', { name: 'Aplicar filtros' }).click();
     await count(page, 1);
+    // The advanced filters run on the server: the total and the pages count what matches only.
+    await page.getByRole('textbox', { name: 'Protocolo', exact: true }).fill('');
+    await page.getByRole('textbox', { name: 'Paciente', exact: true }).fill('carla dias');
+    await page.getByRole('button', { name: 'Aplicar filtros' }).click();
+    await count(page, 18);
+    expect(await rows(page).count()).toBe(10);
+    await page.getByRole('navigation', { name: 'Paginação' }).getByRole('button', { name: 'Página 2' }).waitFor();
+    await page.getByRole('textbox', { name: 'Instituição', exact: true }).fill('laboratorio sol');
+    await page.getByRole('button', { name: 'Aplicar filtros' }).click();
+    await page.getByTestId('list-empty').waitFor();
+    await page.getByText('Nenhum registro encontrado com o filtro informado').waitFor();
+    await screenshotBothWidths(page, 'results-physician-advanced-empty');
+    await page.getByRole('textbox', { name: 'Paciente', exact: true }).fill('');
+    await page.getByRole('button', { name: 'Aplicar filtros' }).click();
+    await count(page, 3);
     await page.getByRole('button', { name: 'Limpar filtros' }).click();
     await count(page, 58);
 
-    // The exams variant of the physician dashboard reads the same list.
-    await page.goto('/dashboard/physician/exams');
-    await page.getByRole('heading', { level: 1, name: 'Exames dos meus pacientes' }).waitFor();
-    await count(page, 58);
+    // The external exams are those his group brings him, apart from his own list.
+    await page
+      .getByRole('navigation', { name: 'Listas do médico' })
+      .getByRole('link', { name: 'Exames externos' })
+      .click();
+    await page.waitForURL('**/dashboard/physician/exams');
+    await page.getByRole('heading', { level: 1, name: 'Exames externos' }).waitFor();
+    await count(page, 5);
+    await page.getByTestId('external-exams-notice').waitFor();
+    await screenshotBothWidths(page, 'results-physician-external-exams');
     await expectAccessible(page, 'physician exams dashboard');
     await page.context().close();
   });
@@ -305,6 +372,11 @@ describe('physician dashboard', () => {
 
     const pdf = await downloadOf(page, () => answerPrint(page, 'Imprimir', 'Sim'));
     expect(pdf.name).toMatch(/^resultados_.*\.pdf$/);
+    // Printing marks the printed protocols read (spec 4.2), and the list says so at once.
+    for (const n of ['PH-001', 'PH-002']) {
+      await rows(page).filter({ hasText: n }).getByTestId('protocol-read-state').getByText('Lido').waitFor();
+    }
+    await screenshotBothWidths(page, 'results-physician-read-after-print');
     const text = pdf.bytes.toString('latin1');
     expect(text.startsWith('%PDF-')).toBe(true);
     expect(text).toContain('Laudo Hemograma completo PH-002');
@@ -316,10 +388,49 @@ describe('physician dashboard', () => {
     const names = zip.bytes.toString('latin1');
     expect(names).toContain('PH-001/');
     expect(names).toContain('PH-002/');
-    // Printing marks the printed protocols read for the physician (spec 4.2).
+    // Printing marks the printed protocols read for the physician (spec 4.2), after a reload too.
     await page.reload();
     const printed = rows(page).filter({ hasText: 'PH-001' });
     expect(await printed.getByTestId('protocol-read-state').textContent()).toBe('Lido');
+
+    // A SMART exam opens in the institution's system with the token the portal signed for it.
+    await page.getByRole('searchbox', { name: 'Buscar' }).fill('PH-003');
+    await count(page, 1);
+    await page.getByRole('button', { name: 'Ver exames do protocolo PH-003' }).click();
+    const popup = page.waitForEvent('popup');
+    await page.getByRole('button', { name: 'Abrir Ressonância funcional no sistema da instituição' }).click();
+    const smartTab = await popup;
+    await smartTab.waitForURL('**/sistema-smart?*');
+    const launched = new URL(smartTab.url());
+    expect(launched.searchParams.get('exam')).toBe('SMART-RM3');
+    expect(launched.searchParams.get('protocol')).toBe('PH-003');
+    expect(launched.searchParams.get('token')?.split('.')).toHaveLength(3);
+    await smartTab.close();
+    await screenshotBothWidths(page, 'results-physician-smart-exam');
+
+    // A report opened elsewhere (another tab or device) shows as read when he comes back.
+    await page.getByRole('searchbox', { name: 'Buscar' }).fill('PH-055');
+    await count(page, 1);
+    const elsewhere = rows(page).filter({ hasText: 'PH-055' }).getByTestId('protocol-read-state');
+    expect(await elsewhere.textContent()).toBe('Não lido');
+    const opened = await page.evaluate(async () => {
+      const { token } = JSON.parse(sessionStorage.getItem('portal.credentials') ?? '{}') as { token: string };
+      const headers = { authorization: `Bearer ${token}` };
+      const read = async <T>(url: string) => ((await (await fetch(url, { headers })).json()) as { data: T }).data;
+      const list = await read<{ items: Array<{ requestId: string }> }>(
+        '/api/delivery/persistence/protocols/physician?search=PH-055',
+      );
+      const exams = await read<Array<{ identifierReport: string }>>(
+        `/api/v2/delivery/dashboard/protocols/exams?request=${list.items[0]?.requestId ?? ''}`,
+      );
+      const report = exams[0]?.identifierReport ?? '';
+      return (await fetch(`/api/v2/delivery/resource/report?resourceId=${report}`, { headers })).status;
+    });
+    expect(opened).toBe(200);
+    await page.evaluate(() => window.dispatchEvent(new Event('visibilitychange')));
+    await elsewhere.getByText('Lido', { exact: true }).waitFor();
+    await page.getByRole('searchbox', { name: 'Buscar' }).fill('');
+    await count(page, 58);
 
     await printed.getByRole('link', { name: 'Abrir o protocolo PH-001' }).click();
     await page.getByRole('heading', { level: 1, name: 'Protocolo PH-001' }).waitFor();
@@ -356,7 +467,18 @@ describe('physician dashboard', () => {
 describe('external dashboard', () => {
   it("lists the tag's protocols and prints them in batch", async () => {
     const page = await signedIn(partner, '/dashboard/external/exams');
+    // Both his groups until he names a favourite.
+    await count(page, 7);
+    await page.goto('/external-user/edit');
+    await page.getByRole('textbox', { name: 'Grupo favorito' }).click();
+    await page.getByRole('option', { name: TAG }).click();
+    await page.getByRole('button', { name: 'Salvar' }).click();
+    await page.getByText('Dados salvos').first().waitFor();
+    // His favourite group opens his dashboard filtered by it (spec 2.10), without a reload.
+    await page.getByRole('link', { name: 'Voltar', exact: true }).last().click();
+    await page.waitForURL('**/dashboard/external/exams');
     await count(page, 5);
+    expect(await page.getByRole('textbox', { name: 'Grupo' }).inputValue()).toBe(`${TAG} · Hospital Boa Vista`);
     await page.getByRole('columnheader', { name: 'Paciente' }).waitFor();
     await screenshotBothWidths(page, 'results-external-dashboard');
     await expectAccessible(page, 'external dashboard');
@@ -376,6 +498,11 @@ describe('external dashboard', () => {
     await page.getByRole('heading', { level: 1, name: /^Protocolo PH-05/ }).waitFor();
     await screenshotBothWidths(page, 'results-external-exam');
     await expectAccessible(page, 'external exam detail');
+
+    // Spec 6: a physician screen opened without the physician flag sends him to his own dashboard.
+    await page.goto('/dashboard/physician/protocols');
+    await page.waitForURL('**/dashboard/external/exams');
+    await count(page, 5);
     await page.context().close();
   });
 });

@@ -65,6 +65,8 @@ export interface ExamSpec {
   rectificationStatus?: string;
   performedAt: string;
   report?: boolean;
+  /** More readable files beside the report (spec 3): the physician's report, analyses. */
+  files?: Array<{ type: 'REPORT_PHYSICIAN' | 'ANALYSIS'; id: string; text: string }>;
   signed?: boolean;
   image?: boolean;
   analytes?: Array<{
@@ -124,6 +126,9 @@ export async function ingest(
         'application/pdf',
         pdfWith(`Laudo ${e.description} ${number}`),
       );
+    for (const f of e.files ?? []) {
+      await upload(baseUrl, apiKey, `${base}/${f.id}?type=${f.type}`, 'application/pdf', pdfWith(f.text));
+    }
     if (e.signed)
       await upload(baseUrl, apiKey, `${base}/${e.key}-laudo/signed`, 'application/pdf', pdfWith(`Assinado ${number}`));
     if (e.image) await upload(baseUrl, apiKey, `${base}/${e.key}-img?type=IMAGE`, 'image/png', PNG);

@@ -15,6 +15,7 @@ import * as hl7 from './migrations/2026_11_26_0400_hl7.js';
 import * as auditConsoleIndexes from './migrations/2026_11_26_0600_audit_console_indexes.js';
 import * as dicom from './migrations/2026_11_26_0700_dicom.js';
 import * as ingestCalls from './migrations/2026_11_26_0710_ingest_calls.js';
+import * as patientPreferredName from './migrations/2026_11_26_0800_patient_preferred_name.js';
 
 /** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
 const MIGRATIONS = {
@@ -33,6 +34,7 @@ const MIGRATIONS = {
   '2026_11_26_0600_audit_console_indexes': auditConsoleIndexes,
   '2026_11_26_0700_dicom': dicom,
   '2026_11_26_0710_ingest_calls': ingestCalls,
+  '2026_11_26_0800_patient_preferred_name': patientPreferredName,
 } as const;
 
 /**

@@ -102,6 +102,8 @@ export interface ProtocolTable {
   patientPhone: string | null;
   patientCpf: string | null;
   patientMotherName: string | null;
+  /** The preferred (social) name the institution sent, if any. */
+  patientPreferredName: string | null;
   patientUserId: string | null;
   disabled: Bool;
   createdAt: Timestamp;

@@ -2,6 +2,7 @@ import { lazy, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
 import { AppLayout } from './layout/app-layout';
 import { RequireAuth } from './layout/require-auth';
+import { RequireRole } from './layout/require-role';
 import { LoadingPage } from './pages/loading-page';
 import { NotFoundPage } from './pages/not-found-page';
 import { RouteErrorPage } from './pages/route-error-page';
@@ -71,18 +72,21 @@ export const AUTHENTICATED_PATHS = [
   '/external-user/edit',
 ] as const;
 
+/** Spec 6: physician screens need the physician flag. */
+const physicianOnly = (screen: ReactNode) => <RequireRole flag="isPhysicianType">{screen}</RequireRole>;
+
 const SCREENS: Record<(typeof AUTHENTICATED_PATHS)[number], ReactNode> = {
   '/patient/edit': <PatientEditPage />,
-  '/physician/edit': <PhysicianEditPage />,
+  '/physician/edit': physicianOnly(<PhysicianEditPage />),
   '/external-user/edit': <ExternalUserEditPage />,
   '/dashboard/patient/protocols': <PatientDashboardPage />,
   '/dashboard/patient/exams': <PatientDashboardPage />,
   '/dashboard/patient/showprotocol': <PatientProtocolPage />,
   '/dashboard/patient/showexam': <PatientProtocolPage />,
-  '/dashboard/physician/protocols': <PhysicianDashboardPage />,
-  '/dashboard/physician/exams': <PhysicianExamsPage />,
-  '/dashboard/physician/showprotocol': <PhysicianProtocolPage />,
-  '/dashboard/physician/showexam': <PhysicianProtocolPage />,
+  '/dashboard/physician/protocols': physicianOnly(<PhysicianDashboardPage />),
+  '/dashboard/physician/exams': physicianOnly(<PhysicianExamsPage />),
+  '/dashboard/physician/showprotocol': physicianOnly(<PhysicianProtocolPage />),
+  '/dashboard/physician/showexam': physicianOnly(<PhysicianProtocolPage />),
   '/dashboard/external/exams': <ExternalDashboardPage />,
   '/dashboard/externaluser/showexam': <ExternalExamPage />,
   '/dashboard/protocols/uniquelogin': <UniqueLoginPage />,

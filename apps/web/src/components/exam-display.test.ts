@@ -56,6 +56,28 @@ describe('exam display', () => {
     expect(d.awaitingRectification).toBe(true);
     expect(d.reportId).toBeNull();
     expect(d.signedId).toBeNull();
+    expect(d.documents).toEqual([]);
+  });
+
+  it("opens every readable file: the report, the physician's report beside it and the analyses", () => {
+    const resources = [
+      { type: 'ANALYSIS', identifier: 'a1', hasSignedFile: false },
+      { type: 'REPORT_PHYSICIAN', identifier: 'rp1', hasSignedFile: false },
+      { type: 'IMAGE', identifier: 'i1', hasSignedFile: false },
+      { type: 'REPORT', identifier: 'r1', hasSignedFile: true },
+      { type: 'ANALYSIS', identifier: 'a2', hasSignedFile: false },
+    ];
+    expect(examDisplay(exam({ resources })).documents).toEqual([
+      { type: 'REPORT', id: 'r1' },
+      { type: 'REPORT_PHYSICIAN', id: 'rp1' },
+      { type: 'ANALYSIS', id: 'a1' },
+      { type: 'ANALYSIS', id: 'a2' },
+    ]);
+    // While a rectification is pending only the analyses stay open.
+    expect(examDisplay(exam({ resources, rectificationStatus: 'PENDING' })).documents).toEqual([
+      { type: 'ANALYSIS', id: 'a1' },
+      { type: 'ANALYSIS', id: 'a2' },
+    ]);
   });
 
   it('maps unknown statuses to NI and hides an image the institution hides', () => {

@@ -13,9 +13,14 @@ export interface ExamDisplay {
   /** Spec 4.1: a pending rectification hides the report and shows a red icon. */
   awaitingRectification: boolean;
   reportId: string | null;
+  /** Every readable file of the exam (spec 3: REPORT, REPORT_PHYSICIAN, ANALYSIS), reports first. */
+  documents: Array<{ type: DocumentType; id: string }>;
   imageId: string | null;
   signedId: string | null;
 }
+
+export type DocumentType = 'REPORT' | 'REPORT_PHYSICIAN' | 'ANALYSIS';
+const DOCUMENT_ORDER: readonly DocumentType[] = ['REPORT', 'REPORT_PHYSICIAN', 'ANALYSIS'];
 
 type ExamFields = Pick<
   Exam,
@@ -44,6 +49,12 @@ export function examDisplay(exam: ExamFields): ExamDisplay {
     deliveredDate: formatExamDate(exam.deliveredAt),
     awaitingRectification,
     reportId: awaitingRectification ? null : exam.identifierReport,
+    documents: DOCUMENT_ORDER.flatMap((type) =>
+      // A report awaiting rectification stays closed (spec 4.1); the server withholds it too.
+      awaitingRectification && type !== 'ANALYSIS'
+        ? []
+        : exam.resources.filter((r) => r.type === type).map((r) => ({ type, id: r.identifier })),
+    ),
     imageId: exam.hideImageButtonExam ? null : exam.identifierImage,
     signedId: awaitingRectification ? null : (signed?.identifier ?? null),
   };

@@ -7,7 +7,12 @@ import { EXAM_STATUS_CODES, type ExamStatusCode } from '@portal/shared/exam-stat
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AuthorizedImage, DICOMWEB } from './dicom-images';
+import { TOAST_MS } from '@portal/shared/limits';
+import { useState } from 'react';
+import { errorText } from '../lib/errors';
+import { notify } from '../lib/notify';
 import { examDisplay, type ExamDisplay } from './exam-display';
+import { isSmartExam, openSmartExam } from './smart-launch';
 import type { Exam } from './results-api';
 import { ScrollTable } from './scroll-table';
 
@@ -18,6 +23,30 @@ export interface ExamActions {
   /** Opens the exam's DICOM study in the viewer; without it the study is not offered. */
   onStudy?: (exam: Exam, studyUid: string) => void;
   busy?: string | null;
+  /** Where the exams' SMART system is reached from (spec 3): the protocol's institution and number. */
+  smart?: { institutionId: string; protocolNumber: string };
+}
+
+/** Spec 3 and 7.4: a SMART exam opens in the institution's own system. */
+function SmartButton({ exam, smart }: { exam: Exam; smart: NonNullable<ExamActions['smart']> }) {
+  const { t } = useTranslation('results');
+  const [busy, setBusy] = useState(false);
+  return (
+    <Button
+      size="compact-sm"
+      variant="light"
+      loading={busy}
+      aria-label={t('exam.openSmartOf', { exam: exam.description })}
+      onClick={() => {
+        setBusy(true);
+        openSmartExam(smart.institutionId, exam, smart.protocolNumber)
+          .catch((error: unknown) => notify('error', errorText(error), TOAST_MS.long))
+          .finally(() => setBusy(false));
+      }}
+    >
+      {t('exam.openSmart')}
+    </Button>
+  );
 }
 
 function RectificationIcon() {
@@ -65,17 +94,25 @@ function FileButtons({ exam, d, actions }: { exam: Exam; d: ExamDisplay; actions
   return (
     <Group gap={6} wrap="wrap">
       {d.awaitingRectification && <RectificationIcon />}
-      {d.reportId && (
-        <Button
-          size="compact-sm"
-          variant="light"
-          aria-label={t('exam.openReportOf', { exam: label })}
-          loading={actions.busy === `report:${d.reportId}:false`}
-          onClick={() => actions.onReport(exam, d.reportId ?? '')}
-        >
-          {t('exam.report')}
-        </Button>
-      )}
+      {actions.smart && isSmartExam(exam.examKey) && <SmartButton exam={exam} smart={actions.smart} />}
+      {d.documents.map((doc, index) => {
+        // Several files of one kind are numbered: "Laudo 1", "Laudo 2".
+        const same = d.documents.filter((other) => other.type === doc.type);
+        const n = same.length > 1 ? ` ${same.indexOf(doc) + 1}` : '';
+        return (
+          <Button
+            key={`${doc.type}-${doc.id}-${index}`}
+            size="compact-sm"
+            variant="light"
+            aria-label={`${t(`exam.openDocumentOf.${doc.type}`, { exam: label })}${n}`}
+            loading={actions.busy === `report:${doc.id}:false`}
+            onClick={() => actions.onReport(exam, doc.id)}
+          >
+            {t(`exam.documents.${doc.type}`)}
+            {n}
+          </Button>
+        );
+      })}
       {d.imageId && (
         <Button
           size="compact-sm"
@@ -100,11 +137,15 @@ function FileButtons({ exam, d, actions }: { exam: Exam; d: ExamDisplay; actions
           {t('exam.signed')}
         </Button>
       )}
-      {!d.reportId && !d.imageId && !exam.dicomStudyUid && !d.awaitingRectification && (
-        <Text size="xs" c="dimmed">
-          {t('exam.noFiles')}
-        </Text>
-      )}
+      {d.documents.length === 0 &&
+        !d.imageId &&
+        !exam.dicomStudyUid &&
+        !d.awaitingRectification &&
+        !isSmartExam(exam.examKey) && (
+          <Text size="xs" c="dimmed">
+            {t('exam.noFiles')}
+          </Text>
+        )}
     </Group>
   );
 }

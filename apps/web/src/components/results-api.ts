@@ -29,6 +29,10 @@ export interface ListParams {
   read?: 'all' | 'read' | 'unread';
   tag?: string;
   orderBy?: 'date' | 'patient' | 'institution';
+  /** Spec 2.7: the physician's advanced filters, answered by the server (totals and pages included). */
+  protocol?: string;
+  patient?: string;
+  institution?: string;
   forceRefresh?: boolean;
   page: number;
   size: number;
@@ -39,11 +43,21 @@ export function useProtocolList(source: ListSource, params: ListParams, enabled 
     queryKey: ['protocols', source, params],
     queryFn: ({ signal }) =>
       api<Page<ProtocolItem>>(LIST_PATH[source], {
-        query: { ...params, read: params.read === 'all' ? undefined : params.read, search: params.search || undefined },
+        query: {
+          ...params,
+          read: params.read === 'all' ? undefined : params.read,
+          search: params.search || undefined,
+          protocol: params.protocol || undefined,
+          patient: params.patient || undefined,
+          institution: params.institution || undefined,
+        },
         signal,
       }),
     placeholderData: keepPreviousData,
     enabled,
+    // A file opened in another tab or on another device shows as read on coming back (spec 4.2);
+    // the server answers an unchanged list from memory, so this costs little.
+    refetchOnWindowFocus: 'always',
   });
 }
 
@@ -54,6 +68,7 @@ export function useProtocolExams(requestId: string, enabled: boolean) {
     queryFn: ({ signal }) =>
       api<Exam[]>('/api/v2/delivery/dashboard/protocols/exams', { query: { request: requestId }, signal }),
     enabled,
+    refetchOnWindowFocus: true,
   });
 }
 
@@ -72,6 +87,8 @@ export interface UserTag {
   institutionName: string;
   value: string;
   text: string;
+  /** The external user's favourite group (spec 2.10). */
+  favorite: boolean;
 }
 
 export function useUserTags(enabled = true) {

@@ -28,6 +28,10 @@ export const zProtocolListQuery = z.object({
   search: z.string().max(200).optional(),
   read: z.enum(['all', 'read', 'unread']).optional(),
   orderBy: z.enum(['date', 'patient', 'institution']).optional(),
+  /** Spec 2.7: the physician's advanced filters, each a part of the text it names (case and accents aside). */
+  protocol: z.string().max(64).optional(),
+  patient: z.string().max(200).optional(),
+  institution: z.string().max(200).optional(),
   /** The guest list form (spec 7.4) names the protocol and the date of birth again. */
   username: z.string().max(254).optional(),
   birthdate: zOptionalBrDate,
@@ -258,4 +262,6 @@ export const zUserTag = z.object({
   institutionName: z.string(),
   value: z.string(),
   text: z.string(),
+  /** The external user's favourite group (spec 2.10): his dashboard opens filtered by it. */
+  favorite: z.boolean(),
 });

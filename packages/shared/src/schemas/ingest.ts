@@ -62,6 +62,8 @@ export const zIngestPatient = z.object({
   phone: optional(z.string().trim().max(32)),
   cpf: optional(z.string().trim().max(14)),
   motherName: optional(z.string().trim().max(200)),
+  /** The name the patient goes by (social name), when the institution keeps one. */
+  preferredName: optional(z.string().trim().max(200)),
 });
 
 export const zIngestProtocol = z

@@ -52,7 +52,7 @@ const ROWS: Row[] = [
     'external list',
     'GET',
     () => '/api/v2/delivery/protocols/listedByTags',
-    [403, 403, 403, 403, 200, 200, 403, 403, 403, 401, 403, 401],
+    [403, 403, 200, 200, 200, 200, 403, 403, 403, 401, 403, 401],
   ],
   [
     'patient top protocols',

@@ -28,13 +28,14 @@ export function userByEmail(db: Db, email: string) {
     .executeTakeFirst();
 }
 
-/** The tags a user belongs to, with their institution's name. */
+/** The tags a user belongs to, with their institution's name and whether it is his favourite. */
 export function tagsOfUser(db: Db, userId: string) {
   return db
     .selectFrom('tagMembers as m')
     .innerJoin('tags as t', 't.id', 'm.tagId')
     .innerJoin('institutions as i', 'i.id', 't.institutionId')
-    .select(['t.id', 't.tag', 't.institutionId', 'i.name as institutionName'])
+    .innerJoin('users as u', 'u.id', 'm.userId')
+    .select(['t.id', 't.tag', 't.institutionId', 'i.name as institutionName', 'u.favoriteTagId'])
     .where('m.userId', '=', userId)
     .orderBy('t.tag')
     .execute();

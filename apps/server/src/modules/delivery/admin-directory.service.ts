@@ -71,5 +71,5 @@ export async function findUser(ctx: AppContext, auth: AuthContext, userName: str
 export async function institutionUserTags(ctx: AppContext, auth: AuthContext) {
   if (!auth.userId || (auth.role !== 'PHYSICIAN' && auth.role !== 'EXTERNAL')) return [];
   const tags = await tagsOfUser(ctx.db, auth.userId);
-  return tags.map((t) => ({ ...t, value: t.id, text: t.tag }));
+  return tags.map(({ favoriteTagId, ...t }) => ({ ...t, value: t.id, text: t.tag, favorite: favoriteTagId === t.id }));
 }

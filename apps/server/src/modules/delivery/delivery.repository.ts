@@ -24,6 +24,7 @@ export const PROTOCOL_COLUMNS = [
   'patientPhone',
   'patientCpf',
   'patientMotherName',
+  'patientPreferredName',
   'patientUserId',
   'disabled',
   'createdAt',

@@ -373,9 +373,16 @@ export async function buildProtocolItems(
   });
 }
 
-/** Names of the patient of a protocol, for audit records. */
+/** The patient of a protocol as the institution sent it, for audit records (spec 3's trace record). */
 export function auditPatient(p: ProtocolRow): Record<string, unknown> {
-  return { id: p.patientExternalId, name: p.patientName, birthDate: p.patientBirthDate };
+  return {
+    id: p.patientExternalId,
+    name: p.patientName,
+    preferredName: p.patientPreferredName,
+    motherName: p.patientMotherName,
+    document: p.patientCpf,
+    birthDate: p.patientBirthDate,
+  };
 }
 
 export function auditUser(viewer: DeliveryViewer): { id: string | null; name: string | null; role: string } {

@@ -28,7 +28,15 @@ describe('from ingest to delivery', () => {
         password: 'secret-1',
         requestedAt: '2026-11-19T10:00:00-03:00',
         tag: 'Parceiro A',
-        patient: { patientId: 'X1', name: 'José Conceição', birthDate: '1975-05-06', gender: 'M' },
+        patient: {
+          patientId: 'X1',
+          name: 'José Conceição',
+          preferredName: 'Zeca',
+          motherName: 'Maria da Conceição',
+          cpf: '529.982.247-25',
+          birthDate: '1975-05-06',
+          gender: 'M',
+        },
         exams: [
           {
             examKey: 'GLI',
@@ -82,6 +90,23 @@ describe('from ingest to delivery', () => {
       headers: bearer(guest),
     });
     expect((await PDFDocument.load(report.rawPayload)).getPageCount()).toBe(2);
+    // Spec 3: the trace of that view names the patient as the institution sent him.
+    const [trace] = await portal.ctx.db
+      .selectFrom('auditEvents')
+      .select(['patients'])
+      .where('event', '=', 'VIEW_REPORT')
+      .where('protocolId', '=', requestId)
+      .execute();
+    expect(JSON.parse(trace?.patients ?? 'null')).toEqual([
+      {
+        id: 'X1',
+        name: 'José Conceição',
+        preferredName: 'Zeca',
+        motherName: 'Maria da Conceição',
+        document: '52998224725',
+        birthDate: '1975-05-06',
+      },
+    ]);
     const zip = await portal.app.inject({
       method: 'POST',
       url: '/api/v2/delivery/resource/batchPrinting',

@@ -20,6 +20,11 @@ export interface ListFilter {
   search?: string;
   read?: 'read' | 'unread';
   birthDate?: string;
+  /** Spec 2.7 advanced filters: lower-case part of the number, accent-free part of the patient's name. */
+  protocolNumber?: string;
+  patientName?: string;
+  /** The institutions whose name holds the advanced filter's text (none: nothing matches). */
+  institutionIds?: string[];
   orderBy: 'date' | 'patient' | 'institution';
   offset: number;
   limit: number;
@@ -167,6 +172,15 @@ function conditions(r: SqlReader, viewer: Viewer, filter: ListFilter): Clause {
   if (filter.tagId) parts.push({ sql: 'p.tag_id = ?', params: [filter.tagId] });
   if (filter.institutionCode) parts.push({ sql: 'i.code = ?', params: [filter.institutionCode] });
   if (filter.birthDate) parts.push({ sql: 'p.patient_birth_date = ?', params: [filter.birthDate] });
+  if (filter.protocolNumber) {
+    parts.push({ sql: `lower(p.number) like ? escape '\\'`, params: [likePattern(filter.protocolNumber)] });
+  }
+  if (filter.patientName) {
+    parts.push({ sql: `p.patient_name_search like ? escape '\\'`, params: [likePattern(filter.patientName)] });
+  }
+  if (filter.institutionIds) {
+    parts.push(filter.institutionIds.length > 0 ? inList(r, 'p.institution_id', filter.institutionIds) : NOTHING);
+  }
   if (filter.search) {
     const pattern = likePattern(filter.search);
     parts.push({
@@ -201,6 +215,7 @@ const ORDER: Record<ListFilter['orderBy'], string> = {
  */
 function countedScopes(viewer: Viewer, filter: ListFilter): string[] | null {
   if (filter.search || filter.read || filter.institutionCode || filter.birthDate) return null;
+  if (filter.protocolNumber || filter.patientName || filter.institutionIds) return null;
   switch (viewer.role) {
     case 'PATIENT':
       return viewer.userId && !filter.tagId ? [`patient:${viewer.userId}`] : null;
@@ -320,4 +335,10 @@ export async function firstOfReach(r: SqlReader, viewer: Viewer, from: string): 
     [...where.params, from],
   );
   return first?.sortAt ?? null;
+}
+
+/** The institutions whose name, accents and case aside, holds `text` (a handful of rows). */
+export async function institutionIdsNamed(r: SqlReader, text: string, fold: (s: string) => string): Promise<string[]> {
+  const rows = await r.all<{ id: string; name: string }>('select id, name from institutions', []);
+  return rows.filter((row) => fold(row.name).includes(text)).map((row) => row.id);
 }

@@ -6,7 +6,7 @@ import type { AuthContext } from '../../plugins/auth.js';
 import { dayEnd, dayStart } from './days.js';
 import { buildListItems, type DeliveryViewer, loadViewer } from './delivery.service.js';
 import { listAnswersOf } from './list-cache.js';
-import { firstOfReach, listProtocols, type ListFilter } from './protocol-list.repository.js';
+import { firstOfReach, institutionIdsNamed, listProtocols, type ListFilter } from './protocol-list.repository.js';
 
 export type ListKind = 'dashboard' | 'physician' | 'external' | 'guestForm';
 
@@ -24,6 +24,11 @@ export function searchText(value: string): string {
     .replace(/\p{Diacritic}/gu, '')
     .toLowerCase()
     .trim();
+}
+
+/** An advanced filter's text as stored for search, or undefined when blank. */
+function advancedText(value: string | undefined): string | undefined {
+  return value ? searchText(value) || undefined : undefined;
 }
 
 function defaultFrom(now: Date, range: { amount: number; unit: 'day' | 'month' }): string {
@@ -51,13 +56,16 @@ const ROLES_OF: Record<ListKind, ReadonlyArray<string>> = {
   dashboard: ['PATIENT', 'GUEST', 'SHARE'],
   guestForm: ['GUEST', 'SHARE', 'PATIENT'],
   physician: ['PHYSICIAN'],
-  external: ['EXTERNAL'],
+  // A physician's "external exams" (spec 2.7's variant) are those his institution groups bring him.
+  external: ['EXTERNAL', 'PHYSICIAN'],
 };
 
 /** Who asks for which list, and the filter of the call (with its role's defaults). */
-function listCall(ctx: AppContext, auth: AuthContext, kind: ListKind, query: ProtocolListQuery) {
-  const viewer = loadViewer(auth);
-  if (!ROLES_OF[kind].includes(viewer.role)) throw forbidden();
+async function listCall(ctx: AppContext, auth: AuthContext, kind: ListKind, query: ProtocolListQuery) {
+  const caller = loadViewer(auth);
+  if (!ROLES_OF[kind].includes(caller.role)) throw forbidden();
+  // A physician's list by tags reaches through his tags alone, as an external user's does.
+  const viewer = kind === 'external' && caller.role === 'PHYSICIAN' ? { ...caller, license: null } : caller;
   const guest = viewer.role === 'GUEST' || viewer.role === 'SHARE';
   const defaults =
     kind === 'physician'
@@ -77,6 +85,11 @@ function listCall(ctx: AppContext, auth: AuthContext, kind: ListKind, query: Pro
     search: query.search ? searchText(query.search) || undefined : undefined,
     read: query.read === 'read' || query.read === 'unread' ? query.read : undefined,
     birthDate: query.birthdate,
+    protocolNumber: advancedText(query.protocol),
+    patientName: advancedText(query.patient),
+    institutionIds: query.institution?.trim()
+      ? await institutionIdsNamed(ctx.database.reader, searchText(query.institution), searchText)
+      : undefined,
     orderBy: query.orderBy ?? 'date',
     offset: (query.page - 1) * size,
     limit: size,
@@ -118,7 +131,7 @@ export async function listAnswer(
   kind: ListKind,
   query: ProtocolListQuery,
 ): Promise<string> {
-  const { viewer, filter, size, movingStart } = listCall(ctx, auth, kind, query);
+  const { viewer, filter, size, movingStart } = await listCall(ctx, auth, kind, query);
   const answer = async () => JSON.stringify({ data: await listPage(ctx, viewer, kind, query, filter, size) });
   // A forced call neither reads nor keeps an answer: its patient fallback is not the list's.
   if (!KEPT_ROLES.has(viewer.role) || query.forceRefresh) return answer();

@@ -171,8 +171,13 @@ describe('trace and administration reads', () => {
     );
     const tags = await call('GET', '/api/v2/delivery/institutionUserTags', w.tokens.external);
     expect(tags.json().data).toEqual([
-      expect.objectContaining({ id: w.tag.id, value: w.tag.id, institutionName: 'Clinica Alfa' }),
+      expect.objectContaining({ id: w.tag.id, value: w.tag.id, institutionName: 'Clinica Alfa', favorite: false }),
     ]);
     expect((await call('GET', '/api/v2/delivery/institutionUserTags', w.tokens.owner)).json().data).toEqual([]);
+    // The favourite group he saves is marked, so his dashboard opens filtered by it.
+    const saved = await call('POST', '/api/v2/auth/externaluser/edit', w.tokens.external, { tagId: w.tag.id });
+    expect(saved.statusCode).toBe(200);
+    const favorite = await call('GET', '/api/v2/delivery/institutionUserTags', w.tokens.external);
+    expect(favorite.json().data).toEqual([expect.objectContaining({ id: w.tag.id, favorite: true })]);
   });
 });

@@ -310,6 +310,8 @@ function patientOf(message: Hl7Message, pid: Hl7Segment): Record<string, unknown
     if (number) phone ??= number;
   }
   const motherName = personName(message, message.firstRepetition(fieldOf(pid, 6)));
+  // PID-9 (patient alias) carries the name the patient goes by, where the sender keeps one.
+  const preferredName = personName(message, message.firstRepetition(fieldOf(pid, 9)));
   return {
     patientId: key(patientId) || patientId,
     name,
@@ -319,6 +321,7 @@ function patientOf(message: Hl7Message, pid: Hl7Segment): Record<string, unknown
     ...(phone ? { phone } : {}),
     ...(cpf ? { cpf } : {}),
     ...(motherName ? { motherName } : {}),
+    ...(preferredName && preferredName !== name ? { preferredName } : {}),
   };
 }
 

@@ -69,7 +69,7 @@ export function latin1TextMessage(o: SampleOptions): Buffer {
   return Buffer.from(
     seg(
       `MSH|^~\\&|LABSYS|${facility}|PORTAL||20261119080000||ORU^R01|${o.controlId}|P|2.3|||||BRA|8859/1`,
-      'PID|1||88002||Conceição^Maria José||19750301|F|||||(21) 99876-5432||||||11144477735',
+      'PID|1||88002||Conceição^Maria José||19750301|F|Conceição^Zezé||||(21) 99876-5432||||||11144477735',
       `PV1|1|O|||||||||||||||||${protocol}`,
       `ZPW|1|${o.password ?? 'senha-hl7'}`,
       'OBR|1|A-1|USG-77|USG^Ultrassonografia de abdome total|||20261118150000|||||||||54321^Souza^Carlos^^^Dr.^^^CRM-RJ||||||20261119075500||US|F',

@@ -130,11 +130,20 @@ describe('HL7 v2 over MLLP', () => {
     expect(exam!.requester).toMatchObject({ name: 'Dr. Carlos Souza' });
     const row = await world.portal.ctx.db
       .selectFrom('protocols')
-      .select(['patientName', 'patientCpf', 'patientPhone', 'patientGender', 'patientBirthDate'])
+      .select([
+        'patientName',
+        'patientPreferredName',
+        'patientCpf',
+        'patientPhone',
+        'patientGender',
+        'patientBirthDate',
+      ])
       .where('number', '=', 'ATD-2002')
       .executeTakeFirstOrThrow();
     expect(row).toEqual({
       patientName: 'Maria José Conceição',
+      // PID-9, the alias, is the name she goes by.
+      patientPreferredName: 'Zezé Conceição',
       patientCpf: '11144477735',
       patientPhone: '21998765432',
       patientGender: 'FEMALE',

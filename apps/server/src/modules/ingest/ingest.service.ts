@@ -168,6 +168,7 @@ function writeProtocol(
       patientPhone: patient.phone ?? null,
       patientCpf: cpf === '' ? null : cpf,
       patientMotherName: patient.motherName ?? null,
+      patientPreferredName: patient.preferredName ?? null,
       // A protocol pushed again is live again, also after a DELETE.
       disabled: 0,
     } satisfies Partial<Insertable<ProtocolTable>>;

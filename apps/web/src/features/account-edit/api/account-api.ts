@@ -16,11 +16,14 @@ export function useMyRecord() {
   return useQuery({ queryKey: ME, queryFn: () => api<UserRecord>('/api/v2/auth/user/me') });
 }
 
-function useRecordMutation<T>(path: string) {
+function useRecordMutation<T>(path: string, alsoChanges: ReadonlyArray<readonly string[]> = []) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (body: T) => api<UserRecord>(path, { body }),
-    onSuccess: (record) => client.setQueryData(ME, record),
+    onSuccess: (record) => {
+      client.setQueryData(ME, record);
+      for (const queryKey of alsoChanges) void client.invalidateQueries({ queryKey });
+    },
   });
 }
 
@@ -35,7 +38,9 @@ export interface PatientEditBody {
 
 export const useEditPatientMutation = () => useRecordMutation<PatientEditBody>('/api/v2/auth/user/edit');
 export const useEditPhysicianMutation = () => useRecordMutation<PatientEditBody>('/api/v2/auth/physician/edit');
-export const useEditExternalUserMutation = () => useRecordMutation<{ tagId: string }>('/api/v2/auth/externaluser/edit');
+// The groups' list marks the favourite one, which opens the dashboard filtered (spec 2.10).
+export const useEditExternalUserMutation = () =>
+  useRecordMutation<{ tagId: string }>('/api/v2/auth/externaluser/edit', [['user-tags']]);
 
 /** Contract 7 change password. */
 export function useChangePasswordMutation() {

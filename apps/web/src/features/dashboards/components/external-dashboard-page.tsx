@@ -2,7 +2,7 @@ import { PAGE_SIZE, PHYSICIAN_DATE_PRESETS } from '@portal/shared/limits';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DateRangeFilter, ReadFilter, RefreshLink, SearchBox } from '../../../components/list-controls';
-import { useProtocolList } from '../../../components/results-api';
+import { useProtocolList, useUserTags } from '../../../components/results-api';
 import { useCredentials } from '../../../lib/session';
 import { PrintBar } from '../../printing/components/print-bar';
 import { usePrintSelection } from '../../printing/hooks/use-print-selection';
@@ -16,10 +16,14 @@ export default function ExternalDashboardPage() {
   const { t } = useTranslation('results');
   const credentials = useCredentials();
   const filters = useListFilters('last7Days', PAGE_SIZE.external);
-  const [tag, setTag] = useState<string | null>(null);
+  // His favourite group (spec 2.10) filters the list until he picks another group or all of them.
+  const tags = useUserTags();
+  const [chosen, setTag] = useState<string | null | undefined>(undefined);
+  const tag = chosen === undefined ? (tags.data?.find((t) => t.favorite)?.value ?? null) : chosen;
   const selection = usePrintSelection();
   const params = useMemo(() => ({ ...filters.params, tag: tag ?? undefined }), [filters.params, tag]);
-  const list = useProtocolList('external', params);
+  // Waits for his groups, so the first list is already the favourite's (no unfiltered flash).
+  const list = useProtocolList('external', params, !tags.isPending);
   const { setPage } = filters;
   return (
     <DashboardFrame

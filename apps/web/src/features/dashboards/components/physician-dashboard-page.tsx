@@ -1,12 +1,13 @@
 import '@mantine/core/styles/Combobox.css';
 import '@mantine/core/styles/ScrollArea.css';
-import { Select } from '@mantine/core';
+import { Button, Group, Select, Text } from '@mantine/core';
 import { PAGE_SIZE, PHYSICIAN_DATE_PRESETS } from '@portal/shared/limits';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import { rangeQuery } from '../../../components/date-presets';
 import { DateRangeFilter, ReadFilter, RefreshLink, SearchBox } from '../../../components/list-controls';
-import { type ProtocolItem, useProtocolList } from '../../../components/results-api';
+import { useProtocolList } from '../../../components/results-api';
 import { useCredentials } from '../../../lib/session';
 import { PrintBar } from '../../printing/components/print-bar';
 import { usePrintSelection } from '../../printing/hooks/use-print-selection';
@@ -15,18 +16,6 @@ import { AdvancedFilters, type AdvancedValues, EMPTY_ADVANCED } from './advanced
 import { DashboardFrame } from './dashboard-frame';
 import { type GroupBy, ProtocolList } from './protocol-list';
 import { TagSelect } from './tag-select';
-
-const fold = (text: string) =>
-  text
-    .normalize('NFD')
-    .replace(/\p{Diacritic}/gu, '')
-    .toLowerCase();
-
-function matchesAdvanced(p: ProtocolItem, advanced: AdvancedValues): boolean {
-  if (advanced.institution && !fold(p.institution.name).includes(fold(advanced.institution))) return false;
-  if (advanced.protocol && advanced.patient && !fold(p.patient.name).includes(fold(advanced.patient))) return false;
-  return true;
-}
 
 /** Spec 2.7: the physician's protocols by period, tag and group, with batch printing. */
 export default function PhysicianDashboardPage({ variant = 'protocols' }: { variant?: 'protocols' | 'exams' }) {
@@ -39,15 +28,24 @@ export default function PhysicianDashboardPage({ variant = 'protocols' }: { vari
   const selection = usePrintSelection();
   const params = useMemo(() => {
     const byDate = advanced.date ? rangeQuery([advanced.date, advanced.date]) : {};
-    const search = advanced.protocol || advanced.patient || filters.params.search;
-    return { ...filters.params, ...byDate, search, tag: tag ?? undefined, orderBy: groupBy };
+    const { protocol, patient, institution } = advanced;
+    return { ...filters.params, ...byDate, protocol, patient, institution, tag: tag ?? undefined, orderBy: groupBy };
   }, [filters.params, advanced, tag, groupBy]);
-  const list = useProtocolList('physician', params);
+  // The exams variant lists what his institution groups bring him (spec 2.7), apart from his own list.
+  const list = useProtocolList(variant === 'exams' ? 'external' : 'physician', params);
   const { setPage } = filters;
 
   return (
     <DashboardFrame
       title={t(variant === 'exams' ? 'titles.physicianExams' : 'titles.physician')}
+      actions={<PhysicianNav current={variant} />}
+      notice={
+        variant === 'exams' ? (
+          <Text size="sm" data-testid="external-exams-notice">
+            {t('titles.physicianExamsNotice')}
+          </Text>
+        ) : undefined
+      }
       filters={
         <>
           {filters.range && (
@@ -96,7 +94,7 @@ export default function PhysicianDashboardPage({ variant = 'protocols' }: { vari
     >
       {(rows) => (
         <ProtocolList
-          items={rows.filter((p) => matchesAdvanced(p, advanced))}
+          items={rows}
           detailPath="/dashboard/physician/showprotocol"
           showPatient
           showRequester={false}
@@ -105,6 +103,27 @@ export default function PhysicianDashboardPage({ variant = 'protocols' }: { vari
         />
       )}
     </DashboardFrame>
+  );
+}
+
+/** The two lists of a physician (spec 2.7): his own results and the external exams of his groups. */
+function PhysicianNav({ current }: { current: 'protocols' | 'exams' }) {
+  const { t } = useTranslation('results');
+  return (
+    <Group gap="xs" component="nav" aria-label={t('physicianNav.label')}>
+      {(['protocols', 'exams'] as const).map((variant) => (
+        <Button
+          key={variant}
+          component={Link}
+          to={`/dashboard/physician/${variant}`}
+          size="compact-md"
+          variant={variant === current ? 'filled' : 'default'}
+          aria-current={variant === current ? 'page' : undefined}
+        >
+          {t(variant === 'exams' ? 'physicianNav.external' : 'physicianNav.own')}
+        </Button>
+      ))}
+    </Group>
   );
 }
 

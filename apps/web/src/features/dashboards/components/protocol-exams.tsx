@@ -31,6 +31,7 @@ export function ProtocolExams({
       showRequester={showRequester}
       actions={{
         busy: opener.busy,
+        smart: { institutionId: protocol.institutionId, protocolNumber: protocol.number },
         onReport: (exam, id) => void opener.open('report', id, target([exam.id], exam.description)),
         onImage: (exam, id) => void opener.open('image', id, target([exam.id], exam.description)),
         onSignature: (exam, id) => void opener.open('signature', id, target([exam.id], exam.description)),

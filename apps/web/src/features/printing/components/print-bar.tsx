@@ -2,10 +2,12 @@ import '@mantine/core/styles/Progress.css';
 import { Button, Group, Progress, Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { TOAST_MS } from '@portal/shared/limits';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText, isServerError } from '../../../lib/errors';
 import { notify } from '../../../lib/notify';
+import { markExamsRead } from '../../../components/results-api';
 import { batchPrint } from '../api/batch-print-api';
 
 interface Progressing {
@@ -32,13 +34,17 @@ export function PrintBar({
 }) {
   const { t } = useTranslation('results');
   const [progress, setProgress] = useState<Progressing | null>(null);
+  const client = useQueryClient();
 
   const run = async (compressed: boolean) => {
     setProgress({ received: 0, total: null });
+    const printed = [...selected];
     try {
-      const { fileName: name, leftOut } = await batchPrint([...selected], compressed, userId, (received, total) =>
+      const { fileName: name, leftOut } = await batchPrint(printed, compressed, userId, (received, total) =>
         setProgress({ received, total }),
       );
+      // Spec 4.2: the server marked the printed protocols read; the list says so at once.
+      for (const requestId of printed) markExamsRead(client, requestId, 'all');
       // A report that could not be merged has a page of its own in the PDF; the reader is told how many.
       if (leftOut > 0) notify('warning', t('print.doneLeftOut', { name, count: leftOut }), TOAST_MS.long);
       else notify('success', t('print.done', { name }), TOAST_MS.long);

@@ -241,6 +241,7 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
             showRequester={variant === 'patient' || variant === 'protocol'}
             actions={{
               busy: opener.busy,
+              smart: { institutionId: protocol.institutionId, protocolNumber: protocol.number },
               onReport: (exam, rid) => void opener.open('report', rid, target(exam)),
               onImage: (exam, rid) => void opener.open('image', rid, target(exam)),
               onSignature: (exam, rid) => void opener.open('signature', rid, target(exam)),
