@@ -245,6 +245,7 @@ export async function generateClinic(
         patientPhone: null,
         patientCpf: null,
         patientMotherName: null,
+        patientPreferredName: null,
         patientUserId: owner.id,
         disabled: 0,
         createdAt: iso,
