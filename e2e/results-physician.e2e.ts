@@ -316,8 +316,12 @@ describe('physician dashboard', () => {
     await count(page, 3);
     await page.getByRole('button', { name: 'Limpar filtros' }).click();
     await count(page, 58);
+    await page.context().close();
+  });
 
-    // The external exams are those his group brings him, apart from his own list.
+  it('lists the external exams his group brings him, apart from his own list', async () => {
+    const page = await signedIn(physician, '/dashboard/physician/protocols');
+    await count(page, 58);
     await page
       .getByRole('navigation', { name: 'Listas do médico' })
       .getByRole('link', { name: 'Exames externos' })
