@@ -27,6 +27,8 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     workers?: number;
+    /** In workers mode, `setupRequest` is the path of a CommonJS module exporting the function. */
+    requests?: Array<{ method?: string; path?: string; setupRequest?: string }>;
   }
   export default function autocannon(options: Options): Promise<Result>;
 }

@@ -13,38 +13,19 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { sql } from 'kysely';
-import { loadConfig } from '../apps/server/src/config.js';
-import { authenticate, issueSession } from '../apps/server/src/plugins/auth.js';
-import { createPortal } from '../apps/server/src/server.js';
+import { authenticate } from '../apps/server/src/plugins/auth.js';
+import type { createPortal } from '../apps/server/src/server.js';
 import { readAhead } from '../apps/server/src/lib/read-ahead.js';
 import { mergePdfs } from '../apps/server/src/modules/delivery/pdf-merge.js';
 import { peakOfChildren, peakOfProgram } from './process-memory.js';
 import { writeZip } from '../apps/server/src/modules/delivery/zip-writer.js';
-import pg from 'pg';
-import { BENCH_NOW, type Clinic, generateClinic, reportPdf } from './generate.js';
+import { CONNECTIONS, DIALECT, load, median, openClinic, REFERENCE_SQL, SECONDS, startReference } from './clinic.js';
+import { reportPdf } from './generate.js';
 
 const execFileAsync = promisify(execFile);
 const SIZES = (process.env.BENCH_PROTOCOLS ?? '20000').split(',').map(Number);
-const EXAMS = Number(process.env.BENCH_EXAMS ?? 5);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const PRINT_RUNS = Number(process.env.BENCH_PRINT_RUNS ?? 9);
-const DIALECT = process.env.BENCH_DB === 'postgres' ? 'postgres' : 'sqlite';
-const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-/** Generated clinics are kept here by size and database, and reused until BENCH_FRESH=1. */
-const CACHE_DIR = process.env.BENCH_CACHE ?? path.join(os.tmpdir(), 'portal-bench');
-const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-00';
-const GENERATOR_VERSION = 4;
-
-const clock = { now: () => new Date(BENCH_NOW) };
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 type Task = () => Promise<number | void> | number | void;
 
@@ -77,19 +58,6 @@ async function timed(task: Task, runs = 3): Promise<number> {
 
 const BROWSER_ENCODINGS = 'gzip, deflate, br, zstd';
 
-async function load(url: string, headers: Record<string, string>, duration = SECONDS) {
-  // The load generator runs in its own thread, so it does not share the server's event loop.
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration, workers: 1 });
-  return {
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.non2xx + result.errors,
-    // Bytes on the wire per answer, headers included.
-    bytes: result.requests.total > 0 ? Math.round(result.throughput.total / result.requests.total) : 0,
-  };
-}
-
 async function main() {
   console.log(
     `${DIALECT}, load average at start: ${os
@@ -101,54 +69,8 @@ async function main() {
   for (const [i, size] of SIZES.entries()) await runSize(size, i === last && process.env.BENCH_ONLY !== 'lists');
 }
 
-/** The configuration of a size's clinic: its own data directory and, on PostgreSQL, its own database. */
-async function clinicConfig(protocolCount: number) {
-  const name = `${DIALECT}-${protocolCount}x${EXAMS}-v${GENERATOR_VERSION}`;
-  const dataDir = path.join(CACHE_DIR, name);
-  const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', JWT_SECRET };
-  const marker = path.join(dataDir, 'clinic.json');
-  const fresh = process.env.BENCH_FRESH === '1' || !fs.existsSync(marker);
-  if (DIALECT === 'postgres') {
-    const database = `portal_bench_${protocolCount}x${EXAMS}_v${GENERATOR_VERSION}`;
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    const exists = (await admin.query('select 1 from pg_database where datname = $1', [database])).rowCount === 1;
-    if (fresh || !exists) {
-      await admin.query(`drop database if exists ${database}`);
-      await admin.query(`create database ${database}`);
-    }
-    await admin.end();
-    const url = new URL(PG_ADMIN_URL);
-    url.pathname = `/${database}`;
-    env.DATABASE_URL = url.toString();
-    if (!exists) fs.rmSync(marker, { force: true });
-  }
-  if (fresh) fs.rmSync(dataDir, { recursive: true, force: true });
-  fs.mkdirSync(dataDir, { recursive: true });
-  return { env, marker, dataDir };
-}
-
 async function runSize(protocolCount: number, withPrint: boolean) {
-  const { env, marker } = await clinicConfig(protocolCount);
-  const config = loadConfig(env);
-  const portal = await createPortal(config, { clock, outbox: false, logStream: fs.createWriteStream('/dev/null') });
-  const { ctx } = portal;
-  let clinic: Clinic;
-  if (fs.existsSync(marker)) {
-    clinic = JSON.parse(fs.readFileSync(marker, 'utf8')) as Clinic;
-    console.log(`\n=== ${protocolCount} protocols x ${EXAMS} exams (generated earlier, ${config.dataDir})`);
-  } else {
-    const t0 = performance.now();
-    clinic = await generateClinic(ctx, { protocols: protocolCount, examsPerProtocol: EXAMS }, (done) => {
-      if (done % 100_000 === 0) process.stdout.write(`  ${done} protocols\n`);
-    });
-    if (ctx.database.sqlite) ctx.database.sqlite.exec('analyze');
-    else await sql`vacuum analyze`.execute(ctx.db);
-    fs.writeFileSync(marker, JSON.stringify(clinic));
-    console.log(
-      `\n=== ${protocolCount} protocols x ${EXAMS} exams generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
-    );
-  }
+  const { portal, ctx, clinic, env, token } = await openClinic(protocolCount);
 
   if (process.env.BENCH_ONLY === 'generate') {
     await portal.close();
@@ -157,26 +79,13 @@ async function runSize(protocolCount: number, withPrint: boolean) {
 
   // The same query inside the portal's own stack (security headers, hooks, error handler), once
   // without and once with the session check: what the stack and the session cost per call.
-  const stackSql =
-    'select * from protocols where patient_user_id = ? and disabled = 0 order by sort_at desc, id desc limit 10';
   portal.app.get('/api/bench/reference', async () =>
-    ctx.database.reader.all(stackSql, [clinic.heavyPatientId], { planWithValues: true }),
+    ctx.database.reader.all(REFERENCE_SQL, [clinic.heavyPatientId], { planWithValues: true }),
   );
   portal.app.get('/api/bench/reference-with-session', { preHandler: authenticate(ctx) }, async () =>
-    ctx.database.reader.all(stackSql, [clinic.heavyPatientId], { planWithValues: true }),
+    ctx.database.reader.all(REFERENCE_SQL, [clinic.heavyPatientId], { planWithValues: true }),
   );
   const address = await portal.app.listen({ host: '127.0.0.1', port: 0 });
-  const token = async (role: 'PATIENT' | 'PHYSICIAN' | 'EXTERNAL' | 'GUEST', userId?: string, protocolIds?: string[]) =>
-    (
-      await issueSession(ctx, {
-        role,
-        userId: userId ?? null,
-        username: 'bench',
-        protocolIds,
-        // Valid by the real clock as well: the separate server process of the print runs on it.
-        expiresAt: new Date(Date.now() + 6 * 3600_000),
-      })
-    ).accessToken;
   const lists = [
     {
       name: 'the reference query inside the portal (its hooks and headers, no session)',
@@ -251,16 +160,7 @@ async function runSize(protocolCount: number, withPrint: boolean) {
     },
   ];
 
-  // The reference: a minimal Fastify route running one indexed 10-row query on the same
-  // database through a prepared statement on SQLite. On PostgreSQL it is planned for its value on
-  // each call, as the lists' pages are: the plan PostgreSQL keeps otherwise may sort the heavy
-  // patient's whole range (docs/decisions.md).
-  const reference = Fastify();
-  const reader = ctx.database.reader;
-  const referenceSql =
-    'select * from protocols where patient_user_id = ? and disabled = 0 order by sort_at desc, id desc limit 10';
-  reference.get('/reference', async () => reader.all(referenceSql, [clinic.heavyPatientId], { planWithValues: true }));
-  const referenceAddress = await reference.listen({ host: '127.0.0.1', port: 0 });
+  const reference = await startReference(ctx, clinic);
 
   if (ctx.database.sqlite) {
     console.log('\nquery plans (SQLite):');
@@ -294,7 +194,7 @@ async function runSize(protocolCount: number, withPrint: boolean) {
     }
   }
 
-  if (process.env.BENCH_ONLY !== 'print') await benchLists(lists, referenceAddress);
+  if (process.env.BENCH_ONLY !== 'print') await benchLists(lists, reference.url);
   await reference.close();
   if (!withPrint) {
     await portal.close();
@@ -598,7 +498,7 @@ async function startServer(env: Record<string, string>) {
   return { address, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
 
-async function benchLists(lists: Array<{ name: string; url: string; token: string }>, referenceAddress: string) {
+async function benchLists(lists: Array<{ name: string; url: string; token: string }>, referenceUrl: string) {
   console.log(
     `\nlists: autocannon ${CONNECTIONS} connections x ${SECONDS} s, load average ${os.loadavg()[0]!.toFixed(1)}`,
   );
@@ -606,7 +506,7 @@ async function benchLists(lists: Array<{ name: string; url: string; token: strin
     '| list | req/s | p50 ms | p99 ms | non-2xx | bytes per answer |',
     '|---|---|---|---|---|---|',
   ];
-  const ref = await load(`${referenceAddress}/reference`, {});
+  const ref = await load(referenceUrl, {});
   table.push(
     `| reference: Fastify route, one indexed 10-row query | ${ref.rps} | ${ref.p50} | ${ref.p99} | ${ref.errors} | ${ref.bytes} |`,
   );

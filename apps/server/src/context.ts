@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle, Db, Dialect } from './db/database.js';
+import type { GroupedWrites } from './db/grouped-writes.js';
 import type { Clock } from './lib/clock.js';
 import type { Storage } from './plugins/storage.js';
 
@@ -10,6 +11,8 @@ export interface AppContext {
   db: Db;
   dialect: Dialect;
   database: DatabaseHandle;
+  /** Appends committed together per event-loop turn (audit records, read marks). */
+  writes: GroupedWrites;
   storage: Storage;
   clock: Clock;
   log: FastifyBaseLogger;

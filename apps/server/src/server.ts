@@ -8,6 +8,7 @@ import pinoPretty from 'pino-pretty';
 import { buildApp, loggerOptions } from './app.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
+import { GroupedWrites } from './db/grouped-writes.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type Clock, systemClock } from './lib/clock.js';
@@ -87,6 +88,7 @@ export async function createPortal(config: Config, options: StartOptions = {}): 
     db: database.db,
     dialect: database.dialect,
     database,
+    writes: new GroupedWrites(database.db),
     storage: createStorage(config.storage),
     clock: options.clock ?? systemClock,
     log,
@@ -131,6 +133,7 @@ export async function createPortal(config: Config, options: StartOptions = {}): 
       await mllp?.close();
       await app.close();
       await worker?.stop();
+      await ctx.writes.flushed();
       await database.close();
     })());
   return { app, ctx, metricsServer, startMllp, close };

@@ -1,4 +1,5 @@
-import { type Db, inList, type SqlReader } from '../../db/database.js';
+import { type Db, inList, SEPARATOR, type SqlReader } from '../../db/database.js';
+import type { GroupedWrites } from '../../db/grouped-writes.js';
 import type { Selectable } from 'kysely';
 import type { ExamTable, InstitutionTable, ProtocolTable, ResourceTable } from '../../db/schema.js';
 import type { ProtocolFacts, VisualizerSetting } from './delivery.policy.js';
@@ -74,6 +75,144 @@ export async function protocolFacts(
     .where('protocolId', '=', protocolId)
     .execute();
   return { ...row, requesterLicenses: licenses };
+}
+
+/** Every column of an exam and of a resource, in the order the detail statements read them. */
+const EXAM_COLUMNS = [
+  'id',
+  'protocolId',
+  'examKey',
+  'description',
+  'type',
+  'modalityCode',
+  'modalityName',
+  'requesterIdentifier',
+  'requesterName',
+  'requesterCrm',
+  'requesterUf',
+  'status',
+  'statusCode',
+  'rectificationStatus',
+  'performedAt',
+  'deliveredAt',
+  'isEnabled',
+  'position',
+  'resourceKinds',
+  'hasAnalytes',
+  'createdAt',
+  'updatedAt',
+] as const satisfies ReadonlyArray<keyof ExamRow>;
+const RESOURCE_COLUMNS = [
+  'id',
+  'examId',
+  'identifier',
+  'type',
+  'storageKey',
+  'contentType',
+  'size',
+  'sha256',
+  'crc32',
+  'pageCount',
+  'signedStorageKey',
+  'signedContentType',
+  'signedSize',
+  'signedSha256',
+  'signedCrc32',
+  'createdAt',
+  'updatedAt',
+] as const satisfies ReadonlyArray<keyof ResourceRow>;
+
+/** An object of `columns` from the values of a row read as an array, starting at `offset`. */
+function fromValues<T>(columns: readonly string[], values: unknown[], offset: number): T {
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < columns.length; i++) out[columns[i]!] = values[offset + i];
+  return out as T;
+}
+
+const columnsOf = (alias: string, columns: readonly string[]) => columns.map((c) => `${alias}.${snake(c)}`).join(', ');
+
+/**
+ * protocolFacts in one prepared statement of the reader (every page view that opens a protocol
+ * authorises it): the protocol and its requester licenses.
+ */
+export async function readProtocolFacts(
+  r: SqlReader,
+  protocolId: string,
+): Promise<(ProtocolRow & Pick<ProtocolFacts, 'requesterLicenses'>) | undefined> {
+  const [row] = await r.arrays(
+    `select ${columnsOf('p', PROTOCOL_COLUMNS)},
+      (select ${r.joined(`pr.crm || '${FIELD_SEPARATOR}' || pr.uf`, 'pr.crm, pr.uf')}
+        from protocol_requesters pr where pr.protocol_id = p.id)
+      from protocols p where p.id = ?`,
+    [protocolId],
+  );
+  if (!row) return undefined;
+  const licenses = row[PROTOCOL_COLUMNS.length] as string | null;
+  return {
+    ...fromValues<ProtocolRow>(PROTOCOL_COLUMNS, row, 0),
+    requesterLicenses: licenses
+      ? licenses.split(SEPARATOR).map((l) => {
+          const [crm = '', uf = ''] = l.split(FIELD_SEPARATOR);
+          return { crm, uf };
+        })
+      : [],
+  };
+}
+
+/** An enabled exam of a protocol with its resources and whether the reader key has read it. */
+export interface ExamWithResources {
+  row: ExamRow;
+  resources: ResourceRow[];
+  read: boolean;
+}
+
+/**
+ * The enabled exams of one protocol, each with its resources and its read mark for `readerKey`
+ * (none when null), in one prepared statement of the reader: what a protocol's detail shows.
+ */
+export async function readExamsWithResources(
+  r: SqlReader,
+  protocolId: string,
+  readerKey: string | null,
+): Promise<ExamWithResources[]> {
+  const rows = await r.arrays(
+    `select ${columnsOf('e', EXAM_COLUMNS)}, ${columnsOf('r', RESOURCE_COLUMNS)},
+      case when exists (select 1 from exam_reads er where er.exam_id = e.id and er.viewer_key = ?) then 1 else 0 end
+      from exams e left join resources r on r.exam_id = e.id
+      where e.protocol_id = ? and e.is_enabled = 1
+      order by e.position, e.id, r.created_at, r.id`,
+    // A viewer key is never empty: '' reads no mark.
+    [readerKey ?? '', protocolId],
+  );
+  const out: ExamWithResources[] = [];
+  const resourceAt = EXAM_COLUMNS.length;
+  const readAt = resourceAt + RESOURCE_COLUMNS.length;
+  for (const values of rows) {
+    let exam = out.at(-1);
+    if (exam === undefined || exam.row.id !== values[0]) {
+      exam = { row: fromValues<ExamRow>(EXAM_COLUMNS, values, 0), resources: [], read: Number(values[readAt]) === 1 };
+      out.push(exam);
+    }
+    if (values[resourceAt] !== null) exam.resources.push(fromValues<ResourceRow>(RESOURCE_COLUMNS, values, resourceAt));
+  }
+  return out;
+}
+
+/** A resource and its exam, in one prepared statement of the reader. */
+export async function readResourceWithExam(
+  r: SqlReader,
+  resourceId: string,
+): Promise<{ resource: ResourceRow; exam: ExamRow } | undefined> {
+  const [values] = await r.arrays(
+    `select ${columnsOf('e', EXAM_COLUMNS)}, ${columnsOf('r', RESOURCE_COLUMNS)}
+      from resources r join exams e on e.id = r.exam_id where r.id = ?`,
+    [resourceId],
+  );
+  if (!values) return undefined;
+  return {
+    exam: fromValues<ExamRow>(EXAM_COLUMNS, values, 0),
+    resource: fromValues<ResourceRow>(RESOURCE_COLUMNS, values, EXAM_COLUMNS.length),
+  };
 }
 
 /** protocolFacts for many protocols in two queries. */
@@ -244,6 +383,23 @@ export async function markRead(db: Db, viewerKey: string, examIds: readonly stri
       .onConflict((oc) => oc.columns(['viewerKey', 'examId']).doNothing())
       .execute();
   }
+}
+
+/**
+ * markRead as one of the process's grouped writes: committed with the other audit records and
+ * read marks of the same event-loop turn; resolves once committed.
+ */
+export function markReadGrouped(
+  writes: GroupedWrites,
+  viewerKey: string,
+  examIds: readonly string[],
+  readAt: string,
+): Promise<void> {
+  return writes.write({
+    table: 'examReads',
+    rows: [...new Set(examIds)].map((examId) => ({ viewerKey, examId, readAt })),
+    ignoreConflicts: ['viewerKey', 'examId'],
+  });
 }
 
 export async function resourceWithExam(

@@ -2,7 +2,7 @@ import { examStatusCode } from '@portal/shared/exam-status';
 import type { Exam, ProtocolItem } from '@portal/shared/schemas/delivery';
 import { formatBrDate } from '@portal/shared/validation';
 import type { AppContext } from '../../context.js';
-import { type Db, SEPARATOR } from '../../db/database.js';
+import { SEPARATOR } from '../../db/database.js';
 import { forbidden, notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import {
@@ -23,8 +23,9 @@ import {
   type ItemProtocolRow,
   FIELD_SEPARATOR,
   type ListedProtocolRow,
-  protocolFacts,
   protocolFactsMany,
+  readExamsWithResources,
+  readProtocolFacts,
   type ProtocolRow,
   readsOf,
   resourcesOfProtocols,
@@ -94,8 +95,8 @@ export async function institutionOf(
 }
 
 /** Authorises first: the protocol when the viewer may see it, else 404 exactly like a missing one. */
-export async function authoriseProtocol(ctx: AppContext, viewer: Viewer, protocolId: string, db: Db = ctx.db) {
-  const facts = await protocolFacts(db, protocolId);
+export async function authoriseProtocol(ctx: AppContext, viewer: Viewer, protocolId: string) {
+  const facts = await readProtocolFacts(ctx.database.reader, protocolId);
   if (!facts || !canSeeProtocol(viewer, facts)) throw notFound();
   return facts;
 }
@@ -370,6 +371,40 @@ export async function buildProtocolItems(
       external: options.external,
       details: exams.map((e) => toExam(e)),
     });
+  });
+}
+
+/**
+ * One authorised protocol's item with its exam details (spec 2.8): its served exams, their
+ * resources and the viewer's read marks in one statement; the institution from memory.
+ */
+export async function protocolDetailItem(
+  ctx: AppContext,
+  viewer: DeliveryViewer,
+  protocol: ProtocolRow,
+  options: { external?: boolean } = {},
+): Promise<ProtocolItem> {
+  const key = readerKey(viewer, protocol);
+  const [rows, institution] = await Promise.all([
+    readExamsWithResources(ctx.database.reader, protocol.id, key),
+    institutionsOf(ctx, viewer, [protocol.institutionId]).then((m) => m.get(protocol.institutionId)),
+  ]);
+  const exams: Array<ItemExam<ExamRow, ResourceRow>> = [];
+  for (const e of rows) {
+    const setting = institution?.visualizer.get(e.row.type);
+    if (!isExamServed({ isEnabled: e.row.isEnabled === 1 }, setting)) continue;
+    exams.push({
+      row: e.row,
+      resources: e.resources,
+      hideButton: setting?.hideButton ?? false,
+      read: key !== null && e.read,
+      // Kept on the exam by triggers on analytes; the historic button is for patients only.
+      hasAnalytes: viewer.role === 'PATIENT' && e.row.hasAnalytes === 1,
+    });
+  }
+  return protocolItem(viewer, protocol, institution, summarise(exams), {
+    external: options.external,
+    details: exams.map((e) => toExam(e)),
   });
 }
 

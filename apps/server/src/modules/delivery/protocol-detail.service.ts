@@ -9,9 +9,9 @@ import {
   auditPatient,
   auditUser,
   authoriseProtocol,
-  buildProtocolItems,
   institutionOf,
   loadViewer,
+  protocolDetailItem,
 } from './delivery.service.js';
 
 /** One protocol with its exams (spec 2.8); the open is traced as VIEW_PROTOCOL. */
@@ -24,10 +24,12 @@ export async function protocolDetail(
   const viewer = loadViewer(auth);
   if (!protocolId) throw notFound();
   const protocol = await authoriseProtocol(ctx, viewer, protocolId);
-  const [item] = await buildProtocolItems(ctx, viewer, [protocol], { external: viewer.role === 'EXTERNAL' });
-  if (!item) throw notFound();
+  const [item, institution] = await Promise.all([
+    protocolDetailItem(ctx, viewer, protocol, { external: viewer.role === 'EXTERNAL' }),
+    institutionOf(ctx, viewer, protocol.institutionId),
+  ]);
   await attachDicomStudies(ctx, protocol.institutionId, item.exams ?? []);
-  const institution = await institutionOf(ctx, viewer, protocol.institutionId);
+  // Answered only once the trace is committed (grouped with other calls' writes).
   await recordAudit(
     ctx,
     {

@@ -8,8 +8,8 @@ import { AppError, conflict, notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
 import type { ByteRange } from '../../plugins/storage.js';
-import { isReportWithheld, readerKey } from './delivery.policy.js';
-import { markRead, resourceWithExam, type ProtocolRow, type ResourceRow } from './delivery.repository.js';
+import { isExamServed, isReportWithheld, readerKey } from './delivery.policy.js';
+import { markReadGrouped, readResourceWithExam, type ProtocolRow, type ResourceRow } from './delivery.repository.js';
 import {
   auditPatient,
   auditUser,
@@ -62,7 +62,7 @@ const REPORTS_WORD: Record<NoticeLanguage, string> = { 'pt-br': 'laudos', es: 'i
  * "São Paulo" as written); the exam's key when the description leaves nothing.
  */
 export function reportFileStem(
-  exam: ServedExam,
+  exam: Pick<ServedExam, 'row'>,
   resource: Pick<ResourceRow, 'type'>,
   language: NoticeLanguage,
 ): string {
@@ -101,18 +101,22 @@ export function leftOutTrace(leftOut: readonly LeftOut[]): { leftOut?: Array<{ i
   return leftOut.length > 0 ? { leftOut: leftOut.map((l) => ({ id: l.resourceId, reason: l.reason })) } : {};
 }
 
-/** Finds a resource the viewer may open: authorise the protocol first, then the exam's serving rules. */
+/**
+ * Finds a resource the viewer may open: authorise the protocol first, then the exam's serving
+ * rules (enabled, its type not switched off by the institution, images not hidden, reports not
+ * withheld). Two prepared statements of the reader; the institution's settings from memory.
+ */
 async function authoriseResource(ctx: AppContext, viewer: DeliveryViewer, resourceId: string, kind: ResourceKind) {
-  const found = await resourceWithExam(ctx.db, resourceId);
+  const found = await readResourceWithExam(ctx.database.reader, resourceId);
   if (!found || !TYPES_OF[kind].includes(found.resource.type)) throw notFound();
   const protocol = await authoriseProtocol(ctx, viewer, found.exam.protocolId);
-  const served = (await servedExams(ctx, viewer, [protocol])).get(protocol.id) ?? [];
-  const exam = served.find((e) => e.row.id === found.exam.id);
-  if (!exam) throw notFound();
-  if (kind === 'image' && exam.setting?.hideButton) throw notFound();
+  const institution = await institutionOf(ctx, viewer, protocol.institutionId);
+  const setting = institution?.visualizer.get(found.exam.type);
+  if (!isExamServed({ isEnabled: found.exam.isEnabled === 1 }, setting)) throw notFound();
+  if (kind === 'image' && setting?.hideButton) throw notFound();
   const isReport = found.resource.type === 'REPORT' || found.resource.type === 'REPORT_PHYSICIAN';
-  if (isReport && isReportWithheld(exam.row)) throw conflict(ServerMessage.reportAwaitingRectification);
-  return { protocol, exam, resource: found.resource };
+  if (isReport && isReportWithheld(found.exam)) throw conflict(ServerMessage.reportAwaitingRectification);
+  return { protocol, exam: found.exam, institution, resource: found.resource };
 }
 
 async function audit(
@@ -125,6 +129,7 @@ async function audit(
   leftOut: readonly LeftOut[] = [],
 ) {
   const institution = await institutionOf(ctx, viewer, protocol.institutionId);
+  // Grouped with the other calls' writes of this turn; resolves once committed.
   await recordAudit(
     ctx,
     {
@@ -191,10 +196,15 @@ export async function openResource(
   if (query.request && query.request !== protocol.id) throw notFound();
   if (kind === 'report' && query.showAll) return showAll(ctx, viewer, protocol, request);
   const key = readerKey(viewer, protocol);
-  if (key && kind !== 'signature') await markRead(ctx.db, key, [exam.row.id], ctx.clock.now().toISOString());
-  await audit(ctx, request, viewer, protocol, AUDIT_EVENT[kind], [resource]);
+  // The read mark and the trace join the same grouped commit; the file is sent once both are committed.
+  await Promise.all([
+    key && kind !== 'signature'
+      ? markReadGrouped(ctx.writes, key, [exam.id], ctx.clock.now().toISOString())
+      : undefined,
+    audit(ctx, request, viewer, protocol, AUDIT_EVENT[kind], [resource]),
+  ]);
   const language = noticeLanguage(request.headers['accept-language']);
-  const stem = reportFileStem(exam, resource, language);
+  const stem = reportFileStem({ row: exam }, resource, language);
   if (kind === 'signature') {
     if (!resource.signedStorageKey || resource.signedSize === null) throw notFound(ServerMessage.resourceUnavailable);
     const type = resource.signedContentType ?? 'application/octet-stream';
@@ -298,23 +308,25 @@ async function showAll(
   const merged = await mergePdfs([{ title: null, sources: sources! }], language);
   try {
     const key = readerKey(viewer, protocol);
-    if (key) {
-      await markRead(
-        ctx.db,
-        key,
-        reports.map((r) => r.exam.row.id),
-        ctx.clock.now().toISOString(),
-      );
-    }
-    await audit(
-      ctx,
-      request,
-      viewer,
-      protocol,
-      'VIEW_REPORT',
-      reports.map((r) => r.resource),
-      merged.leftOut,
-    );
+    await Promise.all([
+      key
+        ? markReadGrouped(
+            ctx.writes,
+            key,
+            reports.map((r) => r.exam.row.id),
+            ctx.clock.now().toISOString(),
+          )
+        : undefined,
+      audit(
+        ctx,
+        request,
+        viewer,
+        protocol,
+        'VIEW_REPORT',
+        reports.map((r) => r.resource),
+        merged.leftOut,
+      ),
+    ]);
   } catch (error) {
     merged.body.destroy();
     throw error;

@@ -1,0 +1,172 @@
+/**
+ * What the delivery benchmarks share: the generated clinics (kept by size and database, reused
+ * until BENCH_FRESH=1), a portal opened on one, the reference route, and the load generator.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { loadConfig } from '../apps/server/src/config.js';
+import { issueSession } from '../apps/server/src/plugins/auth.js';
+import { createPortal } from '../apps/server/src/server.js';
+import { BENCH_NOW, type Clinic, generateClinic } from './generate.js';
+
+export const EXAMS = Number(process.env.BENCH_EXAMS ?? 5);
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+export const DIALECT = process.env.BENCH_DB === 'postgres' ? 'postgres' : 'sqlite';
+const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** Generated clinics are kept here by size and database, and reused until BENCH_FRESH=1. */
+const CACHE_DIR = process.env.BENCH_CACHE ?? path.join(os.tmpdir(), 'portal-bench');
+const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-00';
+const GENERATOR_VERSION = 4;
+
+export const clock = { now: () => new Date(BENCH_NOW) };
+
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+/** The configuration of a size's clinic: its own data directory and, on PostgreSQL, its own database. */
+async function clinicConfig(protocolCount: number) {
+  const name = `${DIALECT}-${protocolCount}x${EXAMS}-v${GENERATOR_VERSION}`;
+  const dataDir = path.join(CACHE_DIR, name);
+  const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', JWT_SECRET };
+  const marker = path.join(dataDir, 'clinic.json');
+  const fresh = process.env.BENCH_FRESH === '1' || !fs.existsSync(marker);
+  if (DIALECT === 'postgres') {
+    const database = `portal_bench_${protocolCount}x${EXAMS}_v${GENERATOR_VERSION}`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    const exists = (await admin.query('select 1 from pg_database where datname = $1', [database])).rowCount === 1;
+    if (fresh || !exists) {
+      await admin.query(`drop database if exists ${database}`);
+      await admin.query(`create database ${database}`);
+    }
+    await admin.end();
+    const url = new URL(PG_ADMIN_URL);
+    url.pathname = `/${database}`;
+    env.DATABASE_URL = url.toString();
+    if (!exists) fs.rmSync(marker, { force: true });
+  }
+  if (fresh) fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.mkdirSync(dataDir, { recursive: true });
+  return { env, marker, dataDir };
+}
+
+/** A portal in this process on the clinic of `protocolCount` protocols, generated first when none is kept. */
+export async function openClinic(protocolCount: number) {
+  const { env, marker } = await clinicConfig(protocolCount);
+  const config = loadConfig(env);
+  const portal = await createPortal(config, { clock, outbox: false, logStream: fs.createWriteStream('/dev/null') });
+  const { ctx } = portal;
+  let clinic: Clinic;
+  if (fs.existsSync(marker)) {
+    clinic = JSON.parse(fs.readFileSync(marker, 'utf8')) as Clinic;
+    console.log(`\n=== ${protocolCount} protocols x ${EXAMS} exams (generated earlier, ${config.dataDir})`);
+  } else {
+    const t0 = performance.now();
+    clinic = await generateClinic(ctx, { protocols: protocolCount, examsPerProtocol: EXAMS }, (done) => {
+      if (done % 100_000 === 0) process.stdout.write(`  ${done} protocols\n`);
+    });
+    if (ctx.database.sqlite) ctx.database.sqlite.exec('analyze');
+    else await sql`vacuum analyze`.execute(ctx.db);
+    fs.writeFileSync(marker, JSON.stringify(clinic));
+    console.log(
+      `\n=== ${protocolCount} protocols x ${EXAMS} exams generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
+  }
+  const token = async (role: 'PATIENT' | 'PHYSICIAN' | 'EXTERNAL' | 'GUEST', userId?: string, protocolIds?: string[]) =>
+    (
+      await issueSession(ctx, {
+        role,
+        userId: userId ?? null,
+        username: 'bench',
+        protocolIds,
+        // Valid by the real clock as well: a separate server process on the same data runs on it.
+        expiresAt: new Date(Date.now() + 6 * 3600_000),
+      })
+    ).accessToken;
+  return { portal, ctx, clinic, env, config, token };
+}
+
+export const REFERENCE_SQL =
+  'select * from protocols where patient_user_id = ? and disabled = 0 order by sort_at desc, id desc limit 10';
+
+/**
+ * The reference: a minimal Fastify route running one indexed 10-row query on the same database
+ * through a prepared statement on SQLite. On PostgreSQL it is planned for its value on each call,
+ * as the lists' pages are: the plan PostgreSQL keeps otherwise may sort the heavy patient's whole
+ * range (docs/decisions.md).
+ */
+export async function startReference(
+  ctx: Awaited<ReturnType<typeof openClinic>>['ctx'],
+  clinic: Clinic,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const reference = Fastify();
+  const reader = ctx.database.reader;
+  reference.get('/reference', async () => reader.all(REFERENCE_SQL, [clinic.heavyPatientId], { planWithValues: true }));
+  const address = await reference.listen({ host: '127.0.0.1', port: 0 });
+  return { url: `${address}/reference`, close: () => reference.close() };
+}
+
+export interface LoadFigures {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  bytes: number;
+}
+
+/** One call of a rotation: a path of the portal and the bearer token of the user asking. */
+export interface Call {
+  path: string;
+  token: string;
+}
+
+const ROTATION_MODULE = path.join(path.dirname(new URL(import.meta.url).pathname), 'rotation.cjs');
+
+/**
+ * `CONNECTIONS` connections for `duration` seconds. With `rotation`, each request is the next call
+ * of the list (every connection takes from the same list in turn), so consecutive requests come
+ * from different users.
+ */
+export async function load(
+  url: string,
+  headers: Record<string, string>,
+  duration = SECONDS,
+  rotation?: readonly Call[],
+): Promise<LoadFigures> {
+  let rotationFile: string | undefined;
+  if (rotation) {
+    rotationFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'portal-rotation-')), 'calls.json');
+    fs.writeFileSync(rotationFile, JSON.stringify(rotation));
+    // The worker thread reads it from its copy of the environment, made when it starts.
+    process.env.BENCH_ROTATION = rotationFile;
+  }
+  try {
+    // The load generator runs in its own thread, so it does not share the server's event loop.
+    const result = await autocannon({
+      url,
+      headers,
+      connections: CONNECTIONS,
+      duration,
+      workers: 1,
+      ...(rotation ? { requests: [{ method: 'GET', setupRequest: ROTATION_MODULE }] } : {}),
+    });
+    return {
+      rps: Math.round(result.requests.average),
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      errors: result.non2xx + result.errors,
+      // Bytes on the wire per answer, headers included.
+      bytes: result.requests.total > 0 ? Math.round(result.throughput.total / result.requests.total) : 0,
+    };
+  } finally {
+    if (rotationFile) fs.rmSync(path.dirname(rotationFile), { recursive: true, force: true });
+  }
+}
