@@ -6,24 +6,22 @@
  *   node --import tsx bench/profile-load.ts                 (patient list, 20,000 protocols)
  *   PROFILE_LIST=external PROFILE_SECONDS=8 node --import tsx bench/profile-load.ts
  *
- * PROFILE_LIST is one of reference, patient, physician, external, guest. The clinic is the one
- * delivery.bench.ts generated for BENCH_PROTOCOLS (run it once first); PROFILE_OUT keeps the
- * .cpuprofile for Chrome's DevTools.
+ * PROFILE_LIST is one of reference, patient, physician, external, guest, or detail and report
+ * (BENCH_USERS patients in rotation, each opening her own protocol or report). The clinic is the
+ * one the benchmarks keep for BENCH_PROTOCOLS (generated first when there is none); PROFILE_OUT
+ * keeps the .cpuprofile for Chrome's DevTools.
  */
 import fs from 'node:fs';
 import inspector from 'node:inspector/promises';
-import os from 'node:os';
-import path from 'node:path';
-import autocannon from 'autocannon';
-import { loadConfig } from '../apps/server/src/config.js';
 import { issueSession } from '../apps/server/src/plugins/auth.js';
-import { createPortal } from '../apps/server/src/server.js';
-import { BENCH_NOW, type Clinic } from './generate.js';
+import { type Call, load, openClinic, REFERENCE_SQL } from './clinic.js';
 
 const PROTOCOLS = Number(process.env.BENCH_PROTOCOLS ?? 20_000);
 const LIST = process.env.PROFILE_LIST ?? 'patient';
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 6);
-const CACHE_DIR = process.env.BENCH_CACHE ?? path.join(os.tmpdir(), 'portal-bench');
+const USERS = Number(process.env.BENCH_USERS ?? 2000);
+const DETAIL = '/api/delivery/persistence/dashboard/protocol/byId?id=';
+const REPORT = '/api/v2/delivery/resource/report?resourceId=';
 
 interface ProfileNode {
   id: number;
@@ -40,24 +38,8 @@ function packageOf(url: string): string {
 }
 
 async function main() {
-  const dataDir = path.join(CACHE_DIR, `sqlite-${PROTOCOLS}x5-v3`);
-  const marker = path.join(dataDir, 'clinic.json');
-  if (!fs.existsSync(marker))
-    throw new Error(`No clinic at ${dataDir}: run BENCH_PROTOCOLS=${PROTOCOLS} npm run bench first`);
-  const clinic = JSON.parse(fs.readFileSync(marker, 'utf8')) as Clinic;
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    JWT_SECRET: 'bench-secret-bench-secret-bench-secret-00',
-  });
-  const portal = await createPortal(config, {
-    clock: { now: () => new Date(BENCH_NOW) },
-    outbox: false,
-    logStream: fs.createWriteStream('/dev/null'),
-  });
-  const { ctx } = portal;
-  const referenceSql =
-    'select * from protocols where patient_user_id = ? and disabled = 0 order by sort_at desc, id desc limit 10';
+  const { portal, ctx, clinic } = await openClinic(PROTOCOLS);
+  const referenceSql = REFERENCE_SQL;
   portal.app.get('/api/bench/reference', async () =>
     ctx.database.reader.all(referenceSql, [clinic.heavyPatientId], { planWithValues: true }),
   );
@@ -72,7 +54,20 @@ async function main() {
         expiresAt: new Date(Date.now() + 3600_000),
       })
     ).accessToken;
-  const targets: Record<string, () => Promise<{ url: string; token: string }>> = {
+  /** Many patients' own protocols and first reports, for the rotations of details and reports. */
+  const patients = async () => {
+    const rows = await ctx.db
+      .selectFrom('protocols as p')
+      .innerJoin('exams as e', 'e.protocolId', 'p.id')
+      .innerJoin('resources as r', 'r.examId', 'e.id')
+      .select(['p.id as protocolId', 'p.patientUserId as userId', 'r.id as resourceId'])
+      .where('e.position', '=', 0)
+      .where('p.patientUserId', 'not in', [clinic.patientId, clinic.heavyPatientId])
+      .limit(USERS)
+      .execute();
+    return Promise.all(rows.map(async (r) => ({ ...r, token: await session('PATIENT', r.userId) })));
+  };
+  const targets: Record<string, () => Promise<{ url: string; token: string; rotation?: Call[] }>> = {
     reference: async () => ({ url: '/api/bench/reference', token: '' }),
     patient: async () => ({
       url: '/api/v2/delivery/dashboard/protocols',
@@ -90,31 +85,32 @@ async function main() {
       url: '/api/v2/delivery/dashboard/protocols',
       token: await session('GUEST', null, [clinic.guestProtocolId]),
     }),
+    detail: async () => {
+      const rotation = (await patients()).map((p) => ({ path: `${DETAIL}${p.protocolId}`, token: p.token }));
+      return { url: rotation[0]!.path, token: '', rotation };
+    },
+    report: async () => {
+      const rotation = (await patients()).map((p) => ({ path: `${REPORT}${p.resourceId}`, token: p.token }));
+      return { url: rotation[0]!.path, token: '', rotation };
+    },
   };
   const target = await targets[LIST]!();
   const headers: Record<string, string> = target.token ? { authorization: `Bearer ${target.token}` } : {};
+  const run = (seconds: number) => load(`${address}${target.url}`, headers, seconds, target.rotation);
   // Warm up, then profile a run of its own.
-  await autocannon({ url: `${address}${target.url}`, headers, connections: 50, duration: 2, workers: 1 });
+  await run(2);
   const inspectorSession = new inspector.Session();
   inspectorSession.connect();
   await inspectorSession.post('Profiler.enable');
   await inspectorSession.post('Profiler.setSamplingInterval', { interval: 100 });
   await inspectorSession.post('Profiler.start');
-  const result = await autocannon({
-    url: `${address}${target.url}`,
-    headers,
-    connections: 50,
-    duration: SECONDS,
-    workers: 1,
-  });
+  const result = await run(SECONDS);
   const { profile } = (await inspectorSession.post('Profiler.stop')) as unknown as {
     profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
   };
   inspectorSession.disconnect();
   if (process.env.PROFILE_OUT) fs.writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
-  console.log(
-    `${LIST} @ ${PROTOCOLS}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`,
-  );
+  console.log(`${LIST} @ ${PROTOCOLS}: ${result.rps} req/s, p99 ${result.p99} ms, non-2xx ${result.errors}`);
 
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
@@ -130,7 +126,7 @@ async function main() {
     const group = frame.url === '' ? frame.functionName || '(native)' : pkg;
     byPackage.set(group, (byPackage.get(group) ?? 0) + us);
   }
-  const requests = result.requests.total;
+  const requests = result.rps * SECONDS;
   const line = (name: string, us: number) =>
     `${((us / total) * 100).toFixed(1).padStart(5)} %  ${(us / requests).toFixed(1).padStart(6)} us/req  ${name}`;
   console.log('\nself time by package (µs per request of main-thread time):');

@@ -69,8 +69,10 @@ export interface DatabaseHandle {
   reader: SqlReader;
   /** SQLite only: the connection under Kysely, for bulk work that must bypass query building. */
   sqlite?: SQLite.Database;
-  /** PostgreSQL only: the connection pool (its counts are reported as metrics). */
+  /** PostgreSQL only: the connection pool of writes and Kysely's reads (its counts are reported as metrics). */
   pool?: pg.Pool;
+  /** PostgreSQL only: the pool of `reader`, apart from the writes' one. */
+  readPool?: pg.Pool;
   close(): Promise<void>;
 }
 
@@ -122,8 +124,8 @@ export function openDatabase(config: Config['database']): DatabaseHandle {
       dialect: new SqliteDialect({ database: sqlite }),
       plugins: [new CamelCasePlugin()],
     });
-    // Reads of the hot paths use a connection of their own: in WAL mode it never waits for the
-    // writer and never sees a transaction the writer has not committed.
+    // Reads of the hot paths (and health checks) use a connection of their own: in WAL mode it
+    // never waits for the writer and never sees a transaction the writer has not committed.
     const readConnection = config.file === ':memory:' ? sqlite : new SQLite(config.file, { readonly: true });
     if (readConnection !== sqlite) {
       readConnection.pragma('busy_timeout = 10000');
@@ -143,13 +145,27 @@ export function openDatabase(config: Config['database']): DatabaseHandle {
     };
   }
   const pool = new pg.Pool({ connectionString: config.url, max: 10 });
+  // The reads of page views and health checks have a pool of their own, so they never wait in line
+  // behind writes (a burst of sign-ins, each with its throttle claims, session and trace).
+  const readPool = new pg.Pool({ connectionString: config.url, max: 10 });
   // An idle client whose connection the server ends (restart, DROP DATABASE) must not crash the process.
   pool.on('error', () => {});
+  readPool.on('error', () => {});
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     plugins: [new CamelCasePlugin()],
   });
-  return { db, dialect: 'postgres', reader: postgresReader(pool), pool, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'postgres',
+    reader: postgresReader(readPool),
+    pool,
+    readPool,
+    close: async () => {
+      await db.destroy();
+      await readPool.end();
+    },
+  };
 }
 
 function sqliteReader(connection: SQLite.Database): SqlReader {

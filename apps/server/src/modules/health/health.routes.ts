@@ -1,13 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 
 /** Liveness and readiness, outside the `{data}` envelope (contract 8). */
 export default function healthRoutes(ctx: AppContext, ready: () => boolean): FastifyPluginAsync {
   return async (app) => {
+    // Through the reader (SQLite: its read-only connection; PostgreSQL: the readers' pool): a
+    // health check never waits in line behind writes such as a burst of sign-ins.
     const databaseAnswers = async () => {
       try {
-        await sql`select 1`.execute(ctx.db);
+        await ctx.database.reader.all('select 1', []);
         return true;
       } catch {
         return false;
