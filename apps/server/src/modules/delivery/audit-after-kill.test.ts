@@ -42,7 +42,7 @@ const JWT_SECRET = 'kill-test-secret-kill-test-secret-0123456789';
 interface Answer {
   kind: 'detail' | 'report';
   status: number;
-  requestId: string | undefined;
+  requestId?: string;
   userId: string;
   examId: string;
 }
