@@ -21,14 +21,15 @@ declare module 'autocannon' {
   }
   interface Options {
     url: string;
-    /** Each request may be rewritten before it is sent (e.g. another user's session each time). */
-    requests?: Array<RequestParams & { setupRequest?: (request: RequestParams) => RequestParams }>;
+    /**
+     * Each request may be rewritten before it is sent (e.g. another user's session each time); in
+     * workers mode `setupRequest` is the path of a CommonJS module exporting the function.
+     */
+    requests?: Array<RequestParams & { setupRequest?: string | ((request: RequestParams) => RequestParams) }>;
     headers?: Record<string, string>;
     connections?: number;
     duration?: number;
     workers?: number;
-    /** In workers mode, `setupRequest` is the path of a CommonJS module exporting the function. */
-    requests?: Array<{ method?: string; path?: string; setupRequest?: string }>;
   }
   export default function autocannon(options: Options): Promise<Result>;
 }
