@@ -355,6 +355,11 @@ describe('physician dashboard', () => {
       await selectedCount(page, `${p * 10} protocolos selecionados`).waitFor();
     }
     await pager.getByRole('button', { name: 'Página 6' }).click();
+    // Page 5's checked rows stay on screen until page 6 arrives: a click on them would un-select.
+    await page.getByRole('button', { name: 'Página 6' }).and(page.locator('[aria-current="page"]')).waitFor();
+    await page.waitForFunction(
+      () => !document.querySelector<HTMLInputElement>('input[aria-label^="Selecionar o protocolo"]')?.checked,
+    );
     const first = page.getByRole('checkbox', { name: /^Selecionar o protocolo / }).first();
     await first.click();
     await page.getByText('Limite de seleção atingido: no máximo 50 protocolos.').waitFor();
