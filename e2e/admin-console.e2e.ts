@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminApi } from './support/admin-api';
-import { expectAccessible, expectFitsNarrowPhone, launchBrowser, screenshotBothWidths } from './support/browser';
+import {
+  contrastOf,
+  expectAccessible,
+  expectFitsNarrowPhone,
+  launchBrowser,
+  screenshotBothWidths,
+} from './support/browser';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
 import { openPage, signIn } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
@@ -179,6 +185,10 @@ describe('administration console', () => {
     const dialog = page.getByRole('dialog', { name: 'Gerar nova chave de API?' });
     await dialog.getByText('A chave atual deixa de funcionar imediatamente').waitFor();
     await screenshotBothWidths(page, 'admin-institution-rotate');
+    // The dialog's close button is named, and its red confirm button's text keeps 4.5:1 (WCAG 1.4.3).
+    await dialog.getByRole('button', { name: 'Fechar' }).waitFor();
+    await expectAccessible(page, 'admin-institution-rotate');
+    expect(await contrastOf(dialog.getByRole('button', { name: 'Gerar nova chave' }))).toBeGreaterThanOrEqual(4.5);
     await dialog.getByRole('button', { name: 'Gerar nova chave' }).click();
     await page.waitForFunction(
       (old) => document.querySelector('[data-testid="api-key"]')?.textContent?.trim() !== old,

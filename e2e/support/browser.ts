@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { ROOT } from './build.js';
 
 export const ARTIFACTS = path.join(ROOT, 'e2e/artifacts');
@@ -85,4 +85,24 @@ export async function expectFitsNarrowPhone(page: Page, label: string): Promise<
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   await page.setViewportSize(original);
   if (overflow > 0) throw new Error(`${label} scrolls sideways by ${overflow}px at 360 px wide`);
+}
+
+/**
+ * WCAG's contrast ratio between an element's text colour and its own background colour (both as
+ * the browser computes them; the background must be opaque, as on a filled button).
+ */
+export async function contrastOf(locator: Locator): Promise<number> {
+  const [text, background] = await locator.evaluate((element) => {
+    const style = getComputedStyle(element);
+    return [style.color, style.backgroundColor];
+  });
+  const luminance = (css: string) => {
+    const [r, g, b] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
+      const c = Number(v) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const [light, dark] = [luminance(text), luminance(background)].sort((a, b) => b - a);
+  return (light! + 0.05) / (dark! + 0.05);
 }

@@ -44,7 +44,13 @@ export function ConfirmButton(props: {
       >
         {props.label}
       </Button>
-      <Modal opened={open} onClose={() => setOpen(false)} title={props.title} centered>
+      <Modal
+        opened={open}
+        onClose={() => setOpen(false)}
+        title={props.title}
+        centered
+        closeButtonProps={{ 'aria-label': t('common.close') }}
+      >
         <Text mb="md">{props.description}</Text>
         {props.children}
         <Group justify="flex-end" mt="md">

@@ -38,7 +38,9 @@ const patientCreate: OperationDoc = {
   security: 'public',
   errors: {
     400: [ServerMessage.validation, ServerMessage.cpfInvalid, AccountMessage.termsNotAccepted],
-    409: [ServerMessage.documentAlreadyAssociated, ServerMessage.userAlreadyExists],
+    // Spec 7.4's catalogue: a taken e-mail is 404 (the patient app opens its "already registered" modal on it).
+    404: ServerMessage.userAlreadyExists,
+    409: ServerMessage.documentAlreadyAssociated,
     429: ServerMessage.tooManyAttempts,
   },
 };
@@ -140,7 +142,7 @@ export const accountsOperations: OperationDocs = {
     summary: 'Create a physician account from an invitation',
     tag: 'Accounts',
     security: 'public',
-    errors: { 404: ServerMessage.tokenNotFound, 409: ServerMessage.userAlreadyExists },
+    errors: { 404: [ServerMessage.tokenNotFound, ServerMessage.userAlreadyExists] },
   },
   'POST /api/v2/auth/physician/edit': {
     summary: "Edit a physician's profile",
@@ -166,8 +168,7 @@ export const accountsOperations: OperationDocs = {
     security: 'public',
     errors: {
       400: [ServerMessage.validation, AccountMessage.termsNotAccepted],
-      404: ServerMessage.tokenNotFound,
-      409: ServerMessage.userAlreadyExists,
+      404: [ServerMessage.tokenNotFound, ServerMessage.userAlreadyExists],
     },
     body: {
       ...TOKEN,
@@ -187,8 +188,7 @@ export const accountsOperations: OperationDocs = {
     security: 'public',
     errors: {
       400: [ServerMessage.validation, AccountMessage.passwordTooCommon],
-      404: ServerMessage.tokenNotFound,
-      409: ServerMessage.userAlreadyExists,
+      404: [ServerMessage.tokenNotFound, ServerMessage.userAlreadyExists],
     },
     body: {
       ...TOKEN,

@@ -78,6 +78,26 @@ describe('patient self-registration', () => {
     expect(follow.headers.location).toBe('/login?activeSuccess=false');
   });
 
+  it('answers a taken e-mail with 404 "The user already exists!" as the API document says, on every sign-up', async () => {
+    await makeUser(portal.ctx, { email: 'documented@mail.test' });
+    const taken = await create(base('documented@mail.test'));
+    expect(taken.statusCode).toBe(404);
+    const doc = (await portal.app.inject({ method: 'GET', url: '/api/docs/openapi.json' })).json<{
+      paths: Record<string, { post: { responses: Record<string, unknown> } }>;
+    }>();
+    for (const path of [
+      '/api/v2/auth/user/create',
+      '/api/v2/auth/user/createuser',
+      '/api/v2/auth/physician/create',
+      '/api/auth/company/create',
+      '/api/auth/admin/create',
+    ]) {
+      const { responses } = doc.paths[path]!.post;
+      expect(JSON.stringify(responses['404']), path).toContain('The user already exists!');
+      expect(JSON.stringify(responses['409'] ?? null), path).not.toContain('The user already exists!');
+    }
+  });
+
   it('answers the catalogue messages for a taken e-mail or CPF and refuses weak passwords', async () => {
     await makeUser(portal.ctx, { email: 'taken@mail.test', cpf: '11144477735' });
     const email = await create(base('taken@mail.test'));
