@@ -1,8 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminApi } from './support/admin-api';
-import { expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
+import { ARTIFACTS, expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
 import { ROOT } from './support/build';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
 import { openPage, signIn } from './support/pages';
@@ -73,7 +74,10 @@ beforeAll(async () => {
         performedAt: daysAgo(3),
         report: true,
         signed: true,
-        analytes: [{ code: 'HB', name: 'Hemoglobina', unit: 'g/dL', value: 17.4, referenceMin: 12, referenceMax: 16 }],
+        analytes: [
+          { code: 'HB', name: 'Hemoglobina', unit: 'g/dL', value: 17.4, referenceMin: 12, referenceMax: 16 },
+          { code: 'LEU', name: 'Leucócitos', unit: '/mm³', value: 7250, referenceMin: 4000, referenceMax: 11000 },
+        ],
       },
       {
         key: 'RX1',
@@ -516,9 +520,11 @@ describe('patient dashboard', () => {
     await page.getByText(/protocolos? encontrados?/).waitFor();
     await page.getByRole('button', { name: 'Histórico', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Histórico de resultados' });
-    // One exam type and one attribute in the period: both chosen for the patient (spec 4.9).
+    // The first exam type and its first result (of two) are chosen and loaded at once (spec 4.9).
     const table = dialog.getByTestId('history-table');
     await table.waitFor();
+    expect(await dialog.getByRole('textbox', { name: 'Tipo de exame' }).inputValue()).toBe('Hemograma completo');
+    expect(await dialog.getByRole('textbox', { name: 'Resultado' }).inputValue()).toBe('Hemoglobina');
     const headers = await table.getByRole('columnheader').allTextContents();
     expect(headers).toHaveLength(4);
     await table.getByRole('rowheader', { name: 'Hemoglobina (g/dL)' }).waitFor();
@@ -526,24 +532,63 @@ describe('patient dashboard', () => {
     // pt-BR writes the decimal comma (17.4 in the data).
     expect(await table.locator('[data-flag="high"]').textContent()).toBe('17,4 (acima)');
     await dialog.getByTestId('history-chart').locator('svg.recharts-surface').waitFor();
+    // The time axis is proportional to time: 80 to 40 days ago and 40 to 3 days ago lie 40 to 37 apart.
+    const dots = await dialog
+      .getByTestId('history-chart')
+      .locator('.recharts-line-dots')
+      .first()
+      .locator('circle')
+      .evaluateAll((circles) => circles.map((c) => Number(c.getAttribute('cx'))));
+    expect(dots).toHaveLength(3);
+    const [d80 = 0, d40 = 0, d3 = 0] = dots;
+    expect((d40 - d80) / (d3 - d40)).toBeCloseTo(40 / 37, 1);
     await screenshotBothWidths(page, 'results-history-modal');
     await expectAccessible(page, 'history modal');
 
     const download = page.waitForEvent('download');
     await dialog.getByRole('button', { name: 'Imprimir em PDF' }).click();
     const file = await (await download).path();
-    const pdf = fs.readFileSync(file).toString('latin1');
+    const bytes = fs.readFileSync(file);
+    const pdf = bytes.toString('latin1');
     expect(pdf.startsWith('%PDF-')).toBe(true);
-    // A4 in points, and the chart placed 500 points wide at the left margin of 35.
+    // A few KB: the chart is drawn with the PDF's own lines, the fonts are the standard ones.
+    expect(bytes.length).toBeLessThan(100 * 1024);
+    expect(pdf).not.toMatch(/\/FontFile|\/Subtype\s*\/Image/);
+    // A4 landscape in points.
     const media = /\/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]/.exec(pdf);
-    expect(Number(media?.[1])).toBeCloseTo(595.28, 2);
-    expect(Number(media?.[2])).toBeCloseTo(841.89, 2);
-    const placement = /([\d.]+) 0 0 ([\d.]+) ([\d.]+) ([\d.]+) cm\s*\/I\d+ Do/.exec(pdf);
-    expect(placement).not.toBeNull();
-    const [, width, height, x, y] = (placement ?? []).map(Number);
-    expect(width).toBeCloseTo(500, 1);
-    expect(x).toBeCloseTo(35, 1);
-    expect(841.89 - ((y ?? 0) + (height ?? 0))).toBeGreaterThanOrEqual(35);
+    expect(Number(media?.[1])).toBeCloseTo(841.89, 2);
+    expect(Number(media?.[2])).toBeCloseTo(595.28, 2);
+    const text = execFileSync('pdftotext', ['-layout', file, '-']).toString('utf8');
+    expect(text).toMatch(/Paciente:\s+Maria Lima/);
+    expect(text).toMatch(/Data de nascimento:\s+09\/07\/1984/);
+    expect(text).toMatch(/Instituição:\s+Clínica Aurora/);
+    expect(text).toMatch(/Período:\s+\d\d\/\d\d\/\d{4} – \d\d\/\d\d\/\d{4}/);
+    expect(text).toMatch(/Exame:\s+Hemograma completo · Hemoglobina/);
+    // Every date column, the decimal comma, the reference range and the out-of-range mark.
+    for (const column of headers.slice(1)) expect(text).toContain(column);
+    expect(text).toMatch(/Hemoglobina \(g\/dL\)\s+13,3\s+13,2\s+17,4 \(acima\)/);
+    expect(text).toMatch(/Referência\s+12 a 16\s+12 a 16\s+12 a 16/);
+    expect(text).not.toMatch(/\d\.\d/);
+    // The page as a person sees it: rendered by poppler, kept among the screenshots.
+    execFileSync('pdftoppm', [
+      '-png',
+      '-r',
+      '60',
+      '-f',
+      '1',
+      '-l',
+      '1',
+      '-singlefile',
+      file,
+      `${ARTIFACTS}/results-history-pdf`,
+    ]);
+    expect(fs.statSync(`${ARTIFACTS}/results-history-pdf.png`).size).toBeGreaterThan(5000);
+
+    // The second result: thousands written with a point in pt-BR.
+    await dialog.getByRole('textbox', { name: 'Resultado' }).click();
+    await page.getByRole('option', { name: 'Leucócitos' }).click();
+    await table.getByRole('rowheader', { name: 'Leucócitos (/mm³)' }).waitFor();
+    expect(await table.getByRole('row').nth(1).textContent()).toContain('7.250');
     await page.context().close();
   });
 

@@ -166,6 +166,9 @@ export const zHistoryAnswer = envelope(
         abnormalFlag: z.string().nullable(),
       }),
     ),
+    /** Whose results and from where, as the institution sent them (the printed history's heading). */
+    patient: z.object({ name: z.string(), birthDate: z.string() }).nullable().optional(),
+    institution: z.object({ id: z.string(), name: z.string() }).nullable().optional(),
   }),
 );
 

@@ -16,6 +16,9 @@ export interface HistoryPoint {
   referenceMax: number | null;
   referenceText: string | null;
   abnormalFlag: string | null;
+  /** The patient as the institution sent him on this protocol. */
+  patientName: string;
+  patientBirthDate: string;
 }
 
 /**
@@ -48,6 +51,8 @@ export async function historyPoints(
       'a.referenceMax',
       'a.referenceText',
       'a.abnormalFlag',
+      'p.patientName',
+      'p.patientBirthDate',
     ])
     .where('p.patientUserId', '=', patientUserId)
     .where('p.disabled', '=', 0)

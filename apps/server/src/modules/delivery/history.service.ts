@@ -55,6 +55,7 @@ async function patientPoints(ctx: AppContext, auth: AuthContext, q: Range, only?
   );
   return {
     viewer,
+    institutions,
     points: points.filter((p) =>
       isExamServed({ isEnabled: true }, institutions.get(p.institutionId)?.visualizer.get(p.type)),
     ),
@@ -100,9 +101,9 @@ export async function historyOf(
   request: FastifyRequest,
 ) {
   const only = parseExamTypeId(q.examTypeInstitutionId);
-  const { viewer, points } = only
+  const { viewer, points, institutions } = only
     ? await patientPoints(ctx, auth, q, { ...only, code: q.attributeId })
-    : { viewer: loadViewer(auth), points: [] as HistoryPoint[] };
+    : { viewer: loadViewer(auth), points: [] as HistoryPoint[], institutions: undefined };
   if (!canViewHistory(viewer.role)) throw forbidden();
   // One value per day: the latest result of that day wins.
   const byDay = new Map<string, HistoryPoint>();
@@ -110,6 +111,7 @@ export async function historyOf(
   const days = [...byDay.keys()].sort();
   const chosen = days.map((d) => byDay.get(d)!);
   const first = chosen[0];
+  const last = chosen[chosen.length - 1];
   const label = first ? (first.unit ? `${first.name} (${first.unit})` : first.name) : '';
   await recordAudit(
     ctx,
@@ -137,5 +139,9 @@ export async function historyOf(
       referenceMax: p.referenceMax,
       abnormalFlag: p.abnormalFlag,
     })),
+    // The latest protocol names the patient, as the institution last sent him.
+    patient: last ? { name: last.patientName, birthDate: last.patientBirthDate } : null,
+    institution:
+      only && first ? { id: only.institutionId, name: institutions?.get(only.institutionId)?.name ?? '' } : null,
   };
 }

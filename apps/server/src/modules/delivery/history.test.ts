@@ -84,6 +84,9 @@ describe('results history', () => {
           abnormalFlag: null,
         },
       ],
+      // The printed history names the patient as the latest protocol gives him, and the institution.
+      patient: { name: 'Ana Owner', birthDate: '1980-01-02' },
+      institution: { id: w.institution.id, name: 'Clinica Alfa' },
     });
     const text = await get(
       `/api/delivery/history?attributeId=OBS&examTypeInstitutionId=${typeId}&${range}`,

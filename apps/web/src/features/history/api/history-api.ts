@@ -11,6 +11,8 @@ export interface HistoryTable {
   columns: string[];
   rows: string[][];
   series: SeriesPoint[];
+  patient?: { name: string; birthDate: string } | null;
+  institution?: { id: string; name: string } | null;
 }
 
 interface Range {

@@ -7,20 +7,20 @@ import { Alert, Button, Group, Loader, Modal, Select, Stack, Table, Text } from 
 import { useDebouncedValue } from '@mantine/hooks';
 import { DELAY_MS, PATIENT_DATE_PRESETS, TOAST_MS } from '@portal/shared/limits';
 import dayjs from 'dayjs';
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AlertIcon } from '../../../components/icons';
 import { ReferenceArea } from 'recharts';
 import { type DateRange, presetRange, rangeQuery } from '../../../components/date-presets';
 import { DateRangeFilter } from '../../../components/list-controls';
 import { saveFile } from '../../../components/results-api';
-import { formatExamDate } from '../../../lib/dates';
+import { formatCalendarDate, formatExamDate } from '../../../lib/dates';
 import { errorText } from '../../../lib/errors';
 import { currentLanguage, HTML_LANG } from '../../../lib/i18n';
 import { notify } from '../../../lib/notify';
 import { useAttributes, useExamTypes, useHistory } from '../api/history-api';
 import { chartData, formatDecimal, localizeNumbers, rangeFlag, truncateCell } from '../history-format';
-import { chartImage, historyPdf } from '../history-pdf';
+import { historyPdf } from '../history-pdf';
 import { ScrollTable } from '../../../components/scroll-table';
 
 // Spec 9: the history picker opens on the last 6 months (DEFAULT_RANGE.history).
@@ -35,27 +35,20 @@ export function HistoryModal({ opened, onClose }: { opened: boolean; onClose: ()
   const [settled] = useDebouncedValue(query, DELAY_MS.historyTypeLoad);
   const ready = opened && settled.initialDate === query.initialDate && settled.finalDate === query.finalDate;
   const types = useExamTypes(settled, ready);
-  // Exactly one choice is picked for the patient (spec 4.9); otherwise the patient chooses.
+  // Spec 4.9: the modal opens on a chart, not on empty selectors: the first exam type and its
+  // first result are chosen until the patient picks others.
   const [chosenType, setTypeId] = useState<string | null>(null);
-  const typeId =
-    types.data?.length === 1
-      ? (types.data[0]?.id ?? null)
-      : types.data?.some((x) => x.id === chosenType)
-        ? chosenType
-        : null;
+  const typeId = types.data?.some((x) => x.id === chosenType) ? chosenType : (types.data?.[0]?.id ?? null);
   const attributes = useAttributes(settled, ready ? typeId : null);
   const [chosenAttribute, setAttributeId] = useState<string | null>(null);
-  const attributeId =
-    attributes.data?.length === 1
-      ? (attributes.data[0]?.id ?? null)
-      : attributes.data?.some((x) => x.id === chosenAttribute)
-        ? chosenAttribute
-        : null;
+  const attributeId = attributes.data?.some((x) => x.id === chosenAttribute)
+    ? chosenAttribute
+    : (attributes.data?.[0]?.id ?? null);
   const history = useHistory(settled, ready ? typeId : null, attributeId);
-  const chartRef = useRef<HTMLDivElement>(null);
   const [printing, setPrinting] = useState(false);
 
   const locale = HTML_LANG[currentLanguage()];
+  // A previous answer kept while the next loads is shown only when it is of the chosen pair.
   const answer = attributeId ? history.data : undefined;
   // Numbers as the reader's language writes them (decimal comma and thousands point in pt-BR
   // and es), in the table, the chart and the PDF alike; the server's reference label translated.
@@ -79,18 +72,49 @@ export function HistoryModal({ opened, onClose }: { opened: boolean; onClose: ()
   const typeName = types.data?.find((x) => x.id === typeId)?.name ?? '';
   const attributeName = attributes.data?.find((x) => x.id === attributeId)?.name ?? '';
 
+  // Out-of-range marks of the values' row (the first), one column per point.
+  const cellFlag = (r: number, c: number) => {
+    const point = r === 0 && c > 0 ? points[c - 1] : undefined;
+    return point ? rangeFlag(point.value, point.referenceMin, point.referenceMax) : null;
+  };
+
   const print = async () => {
     if (!table) return;
     setPrinting(true);
     try {
-      const svg = chartRef.current?.querySelector('svg.recharts-surface');
-      const chart = svg instanceof SVGSVGElement ? await chartImage(svg) : null;
+      const patient = answer?.patient;
       const blob = await historyPdf({
-        title: `${typeName} · ${attributeName}`,
-        subtitle: t('results:history.period', { from: query.initialDate, to: query.finalDate }),
-        chart,
+        title: t('results:history.title'),
+        heading: [
+          { label: t('results:history.pdf.patient'), value: patient?.name ?? '' },
+          { label: t('results:history.pdf.birthDate'), value: formatCalendarDate(patient?.birthDate) ?? '' },
+          { label: t('results:history.pdf.institution'), value: answer?.institution?.name ?? '' },
+          { label: t('results:history.pdf.period'), value: `${query.initialDate} – ${query.finalDate}` },
+          { label: t('results:history.pdf.exam'), value: `${typeName} · ${attributeName}` },
+        ],
+        chart:
+          data.length > 0
+            ? {
+                points: data.map((p) => ({ time: p.time, value: p.value, outside: p.outside !== null })),
+                referenceMin: reference?.referenceMin ?? null,
+                referenceMax: reference?.referenceMax ?? null,
+                labels: {
+                  series: unit ? `${attributeName} (${unit})` : attributeName,
+                  outside: t('results:history.outside'),
+                  reference: t('results:history.reference'),
+                },
+                formatNumber: (value) => formatDecimal(value, locale),
+                formatDate: dateOf,
+              }
+            : null,
         columns: table.columns,
-        rows: table.rows,
+        rows: table.rows.map((row, r) =>
+          row.map((text, c) => {
+            const flag = cellFlag(r, c);
+            return flag ? { text, mark: t(`results:history.${flag}`) } : { text };
+          }),
+        ),
+        footer: t('results:history.pdf.issued', { date: dayjs().format('DD/MM/YYYY HH:mm') }),
       });
       saveFile({ blob, fileName: `historico-${dayjs().format('YYYYMMDD-HHmm')}.pdf` });
     } catch {
@@ -163,8 +187,7 @@ export function HistoryModal({ opened, onClose }: { opened: boolean; onClose: ()
                   {table.rows.map((row, r) => (
                     <Table.Tr key={r}>
                       {row.map((cell, c) => {
-                        const point = r === 0 && c > 0 ? points[c - 1] : undefined;
-                        const flag = point ? rangeFlag(point.value, point.referenceMin, point.referenceMax) : null;
+                        const flag = cellFlag(r, c);
                         const text = truncateCell(cell, columnCount);
                         if (c === 0) {
                           return (
@@ -193,7 +216,6 @@ export function HistoryModal({ opened, onClose }: { opened: boolean; onClose: ()
             </ScrollTable>
             {data.length > 0 && (
               <div
-                ref={chartRef}
                 data-testid="history-chart"
                 role="img"
                 aria-label={t('results:history.chartLabel', { name: attributeName })}
