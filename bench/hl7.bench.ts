@@ -8,35 +8,25 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { loadConfig } from '../apps/server/src/config.js';
 import { createPortal } from '../apps/server/src/server.js';
+import { createPgDatabase } from '../apps/server/src/test/pg-database.js';
 import { createInstitution } from '../apps/server/src/modules/institutions/institution.service.js';
 import { MllpClient, ackFields, reportPdf, utf8LabMessage } from '../apps/server/src/modules/hl7/hl7.test-support.js';
 
 const MESSAGES = Number(process.env.BENCH_HL7_MESSAGES ?? 400);
 const DIALECT = process.env.BENCH_DB === 'postgres' ? 'postgres' : 'sqlite';
-const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 async function database(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'portal-bench-hl7-'));
   if (DIALECT === 'sqlite') {
     return { env: { DATA_DIR: dataDir }, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
   }
-  const name = `portal_bench_hl7_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
+  const pgDatabase = await createPgDatabase('portal_bench_hl7');
   return {
-    env: { DATA_DIR: dataDir, DATABASE_URL: url.toString() },
+    env: { DATA_DIR: dataDir, DATABASE_URL: pgDatabase.url },
     drop: async () => {
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      await pgDatabase.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

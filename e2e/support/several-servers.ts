@@ -10,10 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import S3rver from 's3rver';
+import { createPgDatabase } from '../../apps/server/src/test/pg-database.js';
 import { ROOT, SERVER_ENTRY } from './build.js';
 import { exited, terminate } from './portal.js';
-
-export const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /**
  * Ports for the servers the journey starts: from E2E_PORT_BASE on when it is set (a range kept
@@ -46,30 +45,15 @@ export interface Database {
 
 /** A database of its own on the PostgreSQL server of TEST_PG_ADMIN_URL, dropped at the end. */
 export async function freshDatabase(): Promise<Database> {
-  const name = `portal_scale_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+  const database = await createPgDatabase('portal_scale');
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
   return {
-    url: url.toString(),
+    url: database.url,
     query: async <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
       (await pool.query<T>(text, values)).rows,
     drop: async () => {
       await pool.end();
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
+      await database.drop();
     },
   };
 }

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../lib/clock.js';
 import { createInstitution } from '../modules/institutions/institution.service.js';
 import { ingestBody } from '../test/contract-world.js';
+import { createPgDatabase } from '../test/pg-database.js';
 import { TEST_DIALECT, startTestPortal, type TestPortal } from '../test/helpers.js';
 import { kill, startServer } from '../test/server-process.js';
 
@@ -150,18 +151,9 @@ async function postgresDumpAndRestore(): Promise<void> {
   await run('pg_dump', ['--format=custom', '--no-owner', '--file', dump, url]);
   await load.stop();
 
-  const restoredName = `${new URL(url).pathname.slice(1)}_restored`;
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${restoredName}`);
-  cleanups.push(async () => {
-    await client.query(`DROP DATABASE IF EXISTS ${restoredName} WITH (FORCE)`);
-    await client.end();
-  });
-  const restoredUrl = new URL(url);
-  restoredUrl.pathname = `/${restoredName}`;
+  const restored = await createPgDatabase('portal_restored');
+  cleanups.push(() => restored.drop());
+  const restoredUrl = new URL(restored.url);
   await run('pg_restore', ['--no-owner', '--exit-on-error', '--dbname', restoredUrl.toString(), dump]);
 
   const server = await startServer({

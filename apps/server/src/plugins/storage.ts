@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { AppContext } from '../context.js';
 
 /** What storing a file produced; crc32 is kept so zips are written without re-reading files. */
 export interface StoredObject {
@@ -27,4 +28,16 @@ export interface Storage {
   exists(key: string): Promise<boolean>;
   /** A local path for the file when the backend has one (lets tools read it directly). */
   localPath?(key: string): string;
+}
+
+/**
+ * Deletes an object that no row points at any more (a replaced file, a refused upload). A failure
+ * is logged, never thrown: a leftover object costs space, never correctness.
+ */
+export async function removeQuietly(ctx: Pick<AppContext, 'storage' | 'log'>, key: string): Promise<void> {
+  try {
+    await ctx.storage.delete(key);
+  } catch (error) {
+    ctx.log.warn({ err: error, key }, 'could not remove a stored object');
+  }
 }

@@ -3,17 +3,16 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import pg from 'pg';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { issueSession, type NewSession } from '../plugins/auth.js';
 import { createPortal, type RunningPortal, type StartOptions } from '../server.js';
+import { createPgDatabase } from './pg-database.js';
 
 /** Which database the suite runs on: SQLite by default, PostgreSQL with TEST_DATABASE=postgres. */
 export const TEST_DIALECT = process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
-const PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A controllable clock. */
 export class TestClock implements Clock {
@@ -43,27 +42,12 @@ export async function freshDatabaseEnv(): Promise<{
       drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
     };
   }
-  const name = `portal_test_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
+  const database = await createPgDatabase('portal_test');
   return {
-    env: { DATA_DIR: dataDir, DATABASE_URL: url.toString() },
+    env: { DATA_DIR: dataDir, DATABASE_URL: database.url },
     dataDir,
     drop: async () => {
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
+      await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

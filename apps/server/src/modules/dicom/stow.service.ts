@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/database.js';
 import { newId } from '../../lib/ids.js';
+import { removeQuietly } from '../../plugins/storage.js';
 import type { Institution } from '../institutions/institution.service.js';
 import { DicomParseError, type ParsedInstance, parseInstance } from './dicom-file.js';
 import {
@@ -269,13 +270,4 @@ async function recordInstance(
     await updateStudy(trx, study.id, { updatedAt: now });
     return { stored: row ? 'replaced' : 'new', obsoleteKey: row ? row.storageKey : null };
   });
-}
-
-async function removeQuietly(ctx: AppContext, key: string): Promise<void> {
-  try {
-    await ctx.storage.delete(key);
-  } catch (error) {
-    // A leftover object costs space, never correctness: no row points at it.
-    ctx.log.warn({ err: error, key }, 'could not remove a stored object');
-  }
 }

@@ -5,7 +5,7 @@ import { RESOURCE_CONTENT_TYPES, SIGNED_CONTENT_TYPES, type IngestResourceResult
 import type { AppContext } from '../../context.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { StoredObject } from '../../plugins/storage.js';
+import { removeQuietly, type StoredObject } from '../../plugins/storage.js';
 import type { Institution } from '../institutions/institution.service.js';
 import { isUniqueViolation } from '../../db/database.js';
 import { onExamsChanged } from './exam-changes.js';
@@ -232,13 +232,4 @@ async function recordResource(
       },
     };
   });
-}
-
-async function removeQuietly(ctx: AppContext, key: string): Promise<void> {
-  try {
-    await ctx.storage.delete(key);
-  } catch (error) {
-    // A leftover object costs space, never correctness: no row points at it.
-    ctx.log.warn({ err: error, key }, 'could not remove a stored object');
-  }
 }
