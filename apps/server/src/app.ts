@@ -45,6 +45,8 @@ import { sharesOperations } from './modules/shares/shares.openapi.js';
 import { termsOperations } from './modules/terms/terms.openapi.js';
 import dicomRoutes from './modules/dicom/dicom.routes.js';
 import { dicomOperations } from './modules/dicom/dicom.openapi.js';
+import accessLogRoutes from './modules/access-log/access-log.routes.js';
+import { accessLogOperations } from './modules/access-log/access-log.openapi.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -59,6 +61,7 @@ const API_OPERATIONS: OperationDocs = {
   ...accountsOperations,
   ...deliveryOperations,
   ...sharesOperations,
+  ...accessLogOperations,
   ...termsOperations,
   ...institutionOperations,
   ...administrationOperations,
@@ -209,6 +212,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(deliveryRoutes(ctx));
   await app.register(accountsRoutes(ctx));
   await app.register(sharesRoutes(ctx));
+  await app.register(accessLogRoutes(ctx));
   await app.register(termsRoutes(ctx));
   await app.register(fhirRoutes(ctx));
   await app.register(dicomRoutes(ctx));

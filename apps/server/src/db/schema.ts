@@ -66,6 +66,8 @@ export interface UserTable {
    * vouches for them, `physician_vouches`).
    */
   institutionId: string | null;
+  /** A mail when someone other than the patient opens one of the patient's results (0/1, off by default). */
+  accessAlerts: Generated<Bool>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -361,6 +363,13 @@ export interface SmartStatusTable {
   createdAt: Timestamp;
 }
 
+/** The last access-alert mail per patient and protocol (one per window). */
+export interface AccessAlertSendTable {
+  userId: string;
+  protocolId: string;
+  sentAt: Timestamp;
+}
+
 export interface SettingTable {
   key: string;
   value: string;
@@ -542,4 +551,5 @@ export interface Database {
   dicomInstances: DicomInstanceTable;
   dicomStudyOpens: DicomStudyOpenTable;
   ingestCalls: IngestCallTable;
+  accessAlertSends: AccessAlertSendTable;
 }

@@ -56,6 +56,8 @@ export const zInstitutionSettingsInput = z.object({
   createAccountDefaultDisabled: z.boolean().optional(),
   emailFrequencyDefault: zInstitutionEmailFrequency.optional(),
   hasExamStatusVisualizer: z.boolean().optional(),
+  /** "Who saw my results": staff named to patients (true) or only as "the clinic's staff" (false, the default). */
+  accessLogStaffNames: z.boolean().optional(),
   visualizerSettings: z
     .array(zVisualizerSetting)
     .max(500)
@@ -137,6 +139,7 @@ export const zInstitutionSettings = z.object({
   createAccountDefaultDisabled: z.boolean(),
   emailFrequencyDefault: zInstitutionEmailFrequency,
   hasExamStatusVisualizer: z.boolean(),
+  accessLogStaffNames: z.boolean(),
   visualizerSettings: z.array(z.object({ examTypeCode: z.string(), hideButton: z.boolean(), enable: z.boolean() })),
   /** The secret never leaves the server. */
   smart: z.object({ url: z.string() }).nullable(),

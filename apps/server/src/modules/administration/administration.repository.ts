@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database, UserType } from '../../db/schema.js';
+import { auditRowsNewestFirst } from '../../db/audit-keyset.js';
 
 /**
  * The administration console's reads and writes. `institutionIds` is the caller's reach:
@@ -344,25 +345,8 @@ export async function auditPage(db: Db, scope: AuditScope, filter: AuditFilter, 
 export type AuditRow = Awaited<ReturnType<typeof auditPage>>['rows'][number];
 
 /** The filtered rows newest first, `chunk` at a time (keyset paging: memory stays flat at any size). */
-export async function* auditRows(db: Db, scope: AuditScope, filter: AuditFilter, chunk = 500) {
-  let after: { occurredAt: string; id: string } | null = null;
-  for (;;) {
-    let q = auditQuery(db, scope, filter).select(auditColumns);
-    if (after) {
-      const { occurredAt, id } = after;
-      q = q.where((eb) =>
-        eb.or([
-          eb('a.occurredAt', '<', occurredAt),
-          eb.and([eb('a.occurredAt', '=', occurredAt), eb('a.id', '<', id)]),
-        ]),
-      );
-    }
-    const rows = await q.orderBy('a.occurredAt', 'desc').orderBy('a.id', 'desc').limit(chunk).execute();
-    yield rows;
-    if (rows.length < chunk) return;
-    const last = rows[rows.length - 1]!;
-    after = { occurredAt: last.occurredAt, id: last.id };
-  }
+export function auditRows(db: Db, scope: AuditScope, filter: AuditFilter, chunk = 500) {
+  return auditRowsNewestFirst(auditQuery(db, scope, filter).select(auditColumns), chunk);
 }
 
 export async function outboxPage(db: Db, status: string | undefined, offset: number, limit: number) {

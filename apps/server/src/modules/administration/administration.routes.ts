@@ -38,10 +38,10 @@ import {
   institutionList,
   operatorOf,
   outboxList,
-  protocolDetail,
   protocolSearch,
   resendOutbox,
   unlockAccount,
+  viewProtocol,
 } from './administration.service.js';
 import { invitationList, inviteAdmin, resendInvitation, revokeInvitation } from './invitations.service.js';
 
@@ -137,7 +137,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
           response: { 200: envelope(zAdminProtocolDetail) },
         },
       },
-      async (request) => ({ data: await protocolDetail(ctx, operator(request), request.params.id) }),
+      async (request) => ({ data: await viewProtocol(ctx, request, operator(request), request.params.id) }),
     );
 
     app.put(

@@ -176,6 +176,31 @@ async function reachableProtocol(ctx: AppContext, op: Operator, id: string) {
   return row;
 }
 
+/**
+ * A protocol opened in the console: the patient's data and the exams' files are shown to staff, so
+ * the open is traced (ADMIN_VIEW_PROTOCOL) and the patient sees it in "who saw my results".
+ */
+export async function viewProtocol(
+  ctx: AppContext,
+  request: FastifyRequest,
+  op: Operator,
+  id: string,
+): Promise<AdminProtocolDetail> {
+  const detail = await protocolDetail(ctx, op, id);
+  await recordAudit(
+    ctx,
+    {
+      event: 'ADMIN_VIEW_PROTOCOL',
+      tenant: detail.institution.code,
+      protocolId: id,
+      resource: { type: 'PROTOCOL', id, number: detail.number },
+      systemUser: who(op),
+    },
+    request,
+  );
+  return detail;
+}
+
 export async function protocolDetail(ctx: AppContext, op: Operator, id: string): Promise<AdminProtocolDetail> {
   const row = await reachableProtocol(ctx, op, id);
   const { exams, files } = await protocolExams(ctx.db, id);

@@ -46,6 +46,8 @@ export interface InstitutionSettings {
   createAccountDefaultDisabled: boolean;
   emailFrequencyDefault: EmailFrequencyDefault;
   hasExamStatusVisualizer: boolean;
+  /** "Who saw my results" names staff to patients; otherwise only "the clinic's staff". */
+  accessLogStaffNames: boolean;
   smart: { url: string; secret: string } | null;
   protocolNotice: ProtocolNotice | null;
 }
@@ -70,6 +72,7 @@ export const DEFAULT_INSTITUTION_SETTINGS: InstitutionSettings = {
   createAccountDefaultDisabled: false,
   emailFrequencyDefault: 'EXAM',
   hasExamStatusVisualizer: false,
+  accessLogStaffNames: false,
   smart: null,
   protocolNotice: null,
 };
@@ -107,6 +110,7 @@ export function parseInstitutionSettings(json: string | null | undefined): Insti
       ? (raw.emailFrequencyDefault as EmailFrequencyDefault)
       : DEFAULT_INSTITUTION_SETTINGS.emailFrequencyDefault,
     hasExamStatusVisualizer: bool('hasExamStatusVisualizer'),
+    accessLogStaffNames: bool('accessLogStaffNames'),
     smart:
       smart && typeof smart.url === 'string' && typeof smart.secret === 'string'
         ? { url: smart.url, secret: smart.secret }
@@ -122,6 +126,7 @@ function mergeSettings(current: InstitutionSettings, input: InstitutionSettingsI
     createAccountDefaultDisabled: input.createAccountDefaultDisabled ?? current.createAccountDefaultDisabled,
     emailFrequencyDefault: input.emailFrequencyDefault ?? current.emailFrequencyDefault,
     hasExamStatusVisualizer: input.hasExamStatusVisualizer ?? current.hasExamStatusVisualizer,
+    accessLogStaffNames: input.accessLogStaffNames ?? current.accessLogStaffNames,
     smart: input.smart === undefined ? current.smart : input.smart,
     protocolNotice: input.protocolNotice === undefined ? current.protocolNotice : input.protocolNotice,
   };
