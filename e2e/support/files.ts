@@ -17,6 +17,11 @@ export function pdfOfPages(texts: string[]): Buffer {
       `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
     );
   });
+  return pdfOfObjects(objects);
+}
+
+/** A PDF file of numbered objects (object 1 the catalog), with a correct cross-reference table. */
+export function pdfOfObjects(objects: string[]): Buffer {
   let body = '%PDF-1.4\n';
   const offsets: number[] = [];
   objects.forEach((object, i) => {
@@ -30,24 +35,12 @@ export function pdfOfPages(texts: string[]): Buffer {
   return Buffer.from(body, 'latin1');
 }
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(bytes: Buffer): number {
-  let c = 0xffffffff;
-  for (const byte of bytes) c = CRC_TABLE[(c ^ byte) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
 function chunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);
   length.writeUInt32BE(data.length);
   const typed = Buffer.concat([Buffer.from(type, 'latin1'), data]);
   const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(typed));
+  crc.writeUInt32BE(zlib.crc32(typed));
   return Buffer.concat([length, typed, crc]);
 }
 

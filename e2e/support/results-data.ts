@@ -1,4 +1,5 @@
 /** Results data made through the real APIs (contract 5 and 6) for the results journeys. */
+import { pdfOfObjects } from './files.js';
 
 /** A one-page PDF with a line of text, with a correct cross-reference table. */
 export function pdfWith(text: string): Buffer {
@@ -11,17 +12,7 @@ export function pdfWith(text: string): Buffer {
   ];
   const stream = `BT /F1 18 Tf 72 760 Td (${text}) Tj ET`;
   objects[3] = `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`;
-  let body = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((object, i) => {
-    offsets.push(body.length);
-    body += `${i + 1} 0 obj\n${object}\nendobj\n`;
-  });
-  const xref = body.length;
-  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const offset of offsets) body += `${String(offset).padStart(10, '0')} 00000 n \n`;
-  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(body, 'latin1');
+  return pdfOfObjects(objects);
 }
 
 export const PNG = Buffer.from(
