@@ -26,6 +26,14 @@ const GENERATOR_VERSION = 4;
 
 export const clock = { now: () => new Date(BENCH_NOW) };
 
+/** The calls the benchmarks of opening results measure (a protocol's id or a resource's id follows). */
+export const PATHS = {
+  detail: '/api/delivery/persistence/dashboard/protocol/byId?id=',
+  report: '/api/v2/delivery/resource/report?resourceId=',
+  patientList: '/api/v2/delivery/dashboard/protocols',
+  physicianList: '/api/delivery/persistence/protocols/physician',
+} as const;
+
 export function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
@@ -169,4 +177,34 @@ export async function load(
   } finally {
     if (rotationFile) fs.rmSync(path.dirname(rotationFile), { recursive: true, force: true });
   }
+}
+
+/**
+ * Up to `count` patients of the clinic (not the measured ones), each with one protocol picked
+ * evenly over the clinic by number and that protocol's first report: one protocol per distinct
+ * patient, for the rotations of details and reports.
+ */
+export async function patientsOfClinic(
+  ctx: Awaited<ReturnType<typeof openClinic>>['ctx'],
+  clinic: Clinic,
+  protocolCount: number,
+  count: number,
+): Promise<Array<{ protocolId: string; userId: string; resourceId: string }>> {
+  const step = Math.max(1, Math.floor(protocolCount / (count * 2)));
+  const numbers = Array.from({ length: count * 2 }, (_, i) => `B${String(3 + i * step).padStart(8, '0')}`).filter(
+    (n) => Number(n.slice(1)) < protocolCount,
+  );
+  const picked = await ctx.db
+    .selectFrom('protocols as p')
+    .innerJoin('exams as e', 'e.protocolId', 'p.id')
+    .innerJoin('resources as r', 'r.examId', 'e.id')
+    .select(['p.id as protocolId', 'p.patientUserId as userId', 'r.id as resourceId'])
+    .where('p.number', 'in', numbers)
+    .where('e.position', '=', 0)
+    .where('r.type', '=', 'REPORT')
+    .where('p.patientUserId', 'not in', [clinic.patientId, clinic.heavyPatientId])
+    .execute();
+  const byPatient = new Map<string, { protocolId: string; userId: string; resourceId: string }>();
+  for (const p of picked) if (p.userId && !byPatient.has(p.userId)) byPatient.set(p.userId, { ...p, userId: p.userId });
+  return [...byPatient.values()].slice(0, count);
 }

@@ -14,17 +14,23 @@
  */
 import os from 'node:os';
 import { sql } from 'kysely';
-import { type Call, DIALECT, load, type LoadFigures, median, openClinic, SECONDS, startReference } from './clinic.js';
+import {
+  type Call,
+  DIALECT,
+  load,
+  type LoadFigures,
+  median,
+  openClinic,
+  PATHS,
+  patientsOfClinic,
+  SECONDS,
+  startReference,
+} from './clinic.js';
 
 const SIZES = (process.env.BENCH_PROTOCOLS ?? '100000').split(',').map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const USERS = Number(process.env.BENCH_USERS ?? 2000);
 const ONLY = process.env.BENCH_ONLY_ROWS?.split(',');
-
-const DETAIL = '/api/delivery/persistence/dashboard/protocol/byId?id=';
-const REPORT = '/api/v2/delivery/resource/report?resourceId=';
-const PATIENT_LIST = '/api/v2/delivery/dashboard/protocols';
-const PHYSICIAN_LIST = '/api/delivery/persistence/protocols/physician';
 
 interface Row {
   name: string;
@@ -37,25 +43,7 @@ async function runSize(protocolCount: number) {
   const address = await portal.app.listen({ host: '127.0.0.1', port: 0 });
   const reference = await startReference(ctx, clinic);
 
-  // Protocols spread over the clinic (by number), each with its first report, and their patients
-  // (other than the measured ones): one protocol per distinct patient.
-  const step = Math.max(1, Math.floor(protocolCount / (USERS * 2)));
-  const numbers = Array.from({ length: USERS * 2 }, (_, i) => `B${String(3 + i * step).padStart(8, '0')}`).filter(
-    (n) => Number(n.slice(1)) < protocolCount,
-  );
-  const picked = await ctx.db
-    .selectFrom('protocols as p')
-    .innerJoin('exams as e', 'e.protocolId', 'p.id')
-    .innerJoin('resources as r', 'r.examId', 'e.id')
-    .select(['p.id as protocolId', 'p.patientUserId as userId', 'r.id as resourceId'])
-    .where('p.number', 'in', numbers)
-    .where('e.position', '=', 0)
-    .where('r.type', '=', 'REPORT')
-    .where('p.patientUserId', 'not in', [clinic.patientId, clinic.heavyPatientId])
-    .execute();
-  const byPatient = new Map<string, (typeof picked)[number]>();
-  for (const p of picked) if (p.userId && !byPatient.has(p.userId)) byPatient.set(p.userId, p);
-  const patients = [...byPatient.values()].slice(0, USERS);
+  const patients = await patientsOfClinic(ctx, clinic, protocolCount, USERS);
   const physicians = await ctx.db
     .selectFrom('users')
     .select('id')
@@ -65,7 +53,7 @@ async function runSize(protocolCount: number) {
     .limit(USERS)
     .execute();
   const t0 = performance.now();
-  const patientTokens = await Promise.all(patients.map((p) => token('PATIENT', p.userId!)));
+  const patientTokens = await Promise.all(patients.map((p) => token('PATIENT', p.userId)));
   const physicianTokens = await Promise.all(physicians.map((p) => token('PHYSICIAN', p.id)));
   console.log(
     `${patients.length} patients and ${physicians.length} physicians signed in (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
@@ -85,29 +73,29 @@ async function runSize(protocolCount: number) {
   const ownToken = await token('PATIENT', clinic.patientId);
 
   const rows: Row[] = [
-    { name: 'detail, one patient', calls: [{ path: `${DETAIL}${own.protocolId}`, token: ownToken }] },
+    { name: 'detail, one patient', calls: [{ path: `${PATHS.detail}${own.protocolId}`, token: ownToken }] },
     {
       name: `detail, ${patients.length} patients in rotation`,
-      calls: patients.map((p, i) => ({ path: `${DETAIL}${p.protocolId}`, token: patientTokens[i]! })),
+      calls: patients.map((p, i) => ({ path: `${PATHS.detail}${p.protocolId}`, token: patientTokens[i]! })),
     },
-    { name: 'report, one patient', calls: [{ path: `${REPORT}${own.resourceId}`, token: ownToken }] },
+    { name: 'report, one patient', calls: [{ path: `${PATHS.report}${own.resourceId}`, token: ownToken }] },
     {
       name: `report, ${patients.length} patients in rotation`,
-      calls: patients.map((p, i) => ({ path: `${REPORT}${p.resourceId}`, token: patientTokens[i]! })),
+      calls: patients.map((p, i) => ({ path: `${PATHS.report}${p.resourceId}`, token: patientTokens[i]! })),
     },
-    { name: 'patient list, one patient (kept answer)', calls: [{ path: PATIENT_LIST, token: ownToken }] },
+    { name: 'patient list, one patient (kept answer)', calls: [{ path: PATHS.patientList, token: ownToken }] },
     {
       // Each asks with forceRefresh: the answer is built as for a user's first call of the day.
       name: `patient list, ${patients.length} patients in rotation, each built anew`,
-      calls: patientTokens.map((t) => ({ path: `${PATIENT_LIST}?forceRefresh=true`, token: t })),
+      calls: patientTokens.map((t) => ({ path: `${PATHS.patientList}?forceRefresh=true`, token: t })),
     },
     {
       name: `patient list, ${patients.length} patients in rotation, kept answers`,
-      calls: patientTokens.map((t) => ({ path: PATIENT_LIST, token: t })),
+      calls: patientTokens.map((t) => ({ path: PATHS.patientList, token: t })),
     },
     {
       name: `physician list, ${physicians.length} physicians in rotation, each built anew`,
-      calls: physicianTokens.map((t) => ({ path: `${PHYSICIAN_LIST}?forceRefresh=true`, token: t })),
+      calls: physicianTokens.map((t) => ({ path: `${PATHS.physicianList}?forceRefresh=true`, token: t })),
     },
   ].filter((r) => !ONLY || ONLY.some((word) => r.name.startsWith(word)));
 

@@ -14,14 +14,12 @@
 import fs from 'node:fs';
 import inspector from 'node:inspector/promises';
 import { issueSession } from '../apps/server/src/plugins/auth.js';
-import { type Call, load, openClinic, REFERENCE_SQL } from './clinic.js';
+import { type Call, load, openClinic, PATHS, REFERENCE_SQL } from './clinic.js';
 
 const PROTOCOLS = Number(process.env.BENCH_PROTOCOLS ?? 20_000);
 const LIST = process.env.PROFILE_LIST ?? 'patient';
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 6);
 const USERS = Number(process.env.BENCH_USERS ?? 2000);
-const DETAIL = '/api/delivery/persistence/dashboard/protocol/byId?id=';
-const REPORT = '/api/v2/delivery/resource/report?resourceId=';
 
 interface ProfileNode {
   id: number;
@@ -86,11 +84,11 @@ async function main() {
       token: await session('GUEST', null, [clinic.guestProtocolId]),
     }),
     detail: async () => {
-      const rotation = (await patients()).map((p) => ({ path: `${DETAIL}${p.protocolId}`, token: p.token }));
+      const rotation = (await patients()).map((p) => ({ path: `${PATHS.detail}${p.protocolId}`, token: p.token }));
       return { url: rotation[0]!.path, token: '', rotation };
     },
     report: async () => {
-      const rotation = (await patients()).map((p) => ({ path: `${REPORT}${p.resourceId}`, token: p.token }));
+      const rotation = (await patients()).map((p) => ({ path: `${PATHS.report}${p.resourceId}`, token: p.token }));
       return { url: rotation[0]!.path, token: '', rotation };
     },
   };

@@ -86,9 +86,51 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/nodejs_eventloop_lag_seconds \d/);
     expect(text).toMatch(/process_resident_memory_bytes \d/);
     expect(text).toMatch(/nodejs_heap_size_used_bytes \d/);
-    if (portal.ctx.dialect === 'postgres') expect(text).toMatch(/portal_db_pool_connections\{state="total"\} \d+/);
+    if (portal.ctx.dialect === 'postgres') {
+      expect(text).toMatch(/portal_db_pool_connections\{pool="write",state="total"\} \d+/);
+    }
     expect(text).not.toContain(PROTOCOL_NUMBER);
     expect(text).not.toContain('admin@example.com');
+  });
+
+  it('reports the connections of the write pool and of the read pool apart (PostgreSQL; SQLite has none)', async () => {
+    portal = await startTestPortal({ env: { METRICS_TOKEN: TOKEN } });
+    const scrape = async () => {
+      const answer = await portal!.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      expect(answer.statusCode).toBe(200);
+      const gauge = (pool: string, state: string) => {
+        const m = new RegExp(`portal_db_pool_connections\\{pool="${pool}",state="${state}"\\} (\\d+)`).exec(
+          answer.body,
+        );
+        return m ? Number(m[1]) : undefined;
+      };
+      return { gauge, body: answer.body };
+    };
+    const { readPool } = portal.ctx.database;
+    if (!readPool) {
+      expect(portal.ctx.dialect).toBe('sqlite');
+      expect((await scrape()).body).not.toContain('portal_db_pool_connections');
+      return;
+    }
+    // Three reads held open on the read pool, none on the write pool beyond its own use.
+    const held = await Promise.all([readPool.connect(), readPool.connect(), readPool.connect()]);
+    try {
+      const { gauge } = await scrape();
+      expect(gauge('read', 'total')).toBeGreaterThanOrEqual(3);
+      expect(gauge('read', 'total')! - gauge('read', 'idle')!).toBe(3);
+      expect(gauge('read', 'waiting')).toBe(0);
+      // The write pool is the one the scrape's own counts (outbox, locks) read through.
+      expect(gauge('write', 'total')).toBeGreaterThanOrEqual(1);
+      expect(gauge('write', 'waiting')).toBeDefined();
+    } finally {
+      for (const client of held) client.release();
+    }
+    const after = await scrape();
+    expect(after.gauge('read', 'idle')).toBe(after.gauge('read', 'total'));
   });
 
   it('counts locks held in the database, shared by every process', async () => {

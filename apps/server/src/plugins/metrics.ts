@@ -99,17 +99,23 @@ export function createMetrics(ctx: AppContext): PortalMetrics {
       this.set(Number(row?.count ?? 0));
     },
   });
-  const pool = ctx.database.pool;
-  if (pool) {
+  const pools = [
+    ['write', ctx.database.pool],
+    ['read', ctx.database.readPool],
+  ] as const;
+  if (pools.some(([, pool]) => pool)) {
     new client.Gauge({
       name: 'portal_db_pool_connections',
-      help: 'PostgreSQL pool connections: open (total), idle, and requests waiting for one.',
-      labelNames: ['state'],
+      help: 'PostgreSQL pools (write; read: page views, health checks): connections open (total), idle, and requests waiting.',
+      labelNames: ['pool', 'state'],
       registers: [registry],
       collect() {
-        this.set({ state: 'total' }, pool.totalCount);
-        this.set({ state: 'idle' }, pool.idleCount);
-        this.set({ state: 'waiting' }, pool.waitingCount);
+        for (const [name, pool] of pools) {
+          if (!pool) continue;
+          this.set({ pool: name, state: 'total' }, pool.totalCount);
+          this.set({ pool: name, state: 'idle' }, pool.idleCount);
+          this.set({ pool: name, state: 'waiting' }, pool.waitingCount);
+        }
       },
     });
   }
