@@ -41,6 +41,7 @@ export const ServerMessage = {
   validation: 'Invalid request.',
   payloadTooLarge: 'Payload too large.',
   unsupportedMediaType: 'Unsupported media type.',
+  notAcceptable: 'Not acceptable.',
   internal: 'Internal server error.',
   invalidApiKey: 'Invalid API key.',
   institutionCodeInUse: 'The institution code is already in use!',

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, Dialect } from '../../db/database.js';
 import type { DicomInstanceTable, DicomSeriesTable, DicomStudyTable } from '../../db/schema.js';
 
 export type StudyRow = Selectable<DicomStudyTable>;
@@ -87,6 +87,16 @@ export async function insertInstance(db: Db, row: InstanceRow): Promise<void> {
 
 export async function updateInstance(db: Db, id: string, changes: Partial<InstanceRow>): Promise<void> {
   await db.updateTable('dicomInstances').set(changes).where('id', '=', id).execute();
+}
+
+/**
+ * Holds the study's row until the transaction ends, so that two writers of the same study check
+ * its size limit one after the other. SQLite needs nothing: the process writes through one
+ * connection, one transaction at a time.
+ */
+export async function lockStudy(db: Db, dialect: Dialect, studyId: string): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await db.selectFrom('dicomStudies').select('id').where('id', '=', studyId).forUpdate().execute();
 }
 
 /** Bytes stored for a study, for its size limit. */

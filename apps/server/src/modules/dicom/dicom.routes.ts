@@ -25,6 +25,7 @@ import {
   studiesOfExam,
 } from './wado.service.js';
 import { studyArchive } from './study-archive.js';
+import { canTranscode, EXPLICIT_VR_LITTLE_ENDIAN, transcode } from './transcode.js';
 
 const DICOM_JSON = 'application/dicom+json';
 const uid = z
@@ -83,6 +84,15 @@ function storeResponse(ctx: AppContext, outcomes: readonly InstanceOutcome[]) {
 function wantsBareFile(request: FastifyRequest): boolean {
   const accept = (request.headers.accept ?? '').toLowerCase();
   return accept.includes('application/dicom') && !accept.includes('multipart/related');
+}
+
+/** The `transfer-syntax` an `Accept: application/dicom; transfer-syntax=...` names; none for `*` or absent. */
+function askedTransferSyntax(request: FastifyRequest): string | null {
+  const part = (request.headers.accept ?? '')
+    .split(',')
+    .find((p) => p.trim().toLowerCase().startsWith('application/dicom'));
+  const asked = /transfer-syntax\s*=\s*"?([0-9.*]+)"?/i.exec(part ?? '')?.[1];
+  return !asked || asked === '*' ? null : asked;
 }
 
 function multipartStream(files: AsyncIterable<Readable>, contentType: string, boundary: string): Readable {
@@ -276,6 +286,21 @@ export default function dicomRoutes(ctx: AppContext): FastifyPluginAsync {
       if (sop && wantsBareFile(request)) {
         const [instance] = instances;
         if (!instance) throw notFound();
+        const wanted = askedTransferSyntax(request);
+        if (wanted && wanted !== instance.transferSyntaxUid) {
+          // PS3.18 8.7.3.5: a syntax the portal cannot make from this file is not acceptable.
+          if (wanted !== EXPLICIT_VR_LITTLE_ENDIAN || !canTranscode(instance.transferSyntaxUid)) {
+            throw new AppError(406, ServerMessage.notAcceptable, `cannot serve this instance as ${wanted}`);
+          }
+          const body = await transcode(await ctx.storage.read(instance.storageKey));
+          return reply
+            .status(200)
+            .headers({
+              'content-type': `application/dicom; transfer-syntax=${EXPLICIT_VR_LITTLE_ENDIAN}`,
+              'content-length': String(body.length),
+            })
+            .send(body);
+        }
         return reply
           .status(200)
           .headers({ 'content-type': 'application/dicom', 'content-length': String(instance.size) })
@@ -289,7 +314,8 @@ export default function dicomRoutes(ctx: AppContext): FastifyPluginAsync {
     };
     const retrieveDoc =
       'The stored DICOM Part 10 files, byte for byte, as `multipart/related; type="application/dicom"`. ' +
-      'For one instance, `Accept: application/dicom` answers the bare file.';
+      'For one instance, `Accept: application/dicom` answers the bare file; with `transfer-syntax=1.2.840.10008.1.2.1` ' +
+      'a JPEG-LS file decoded to Explicit VR Little Endian (another syntax than the stored one: 406).';
     app.get(
       `${DICOMWEB_BASE}/studies/:study`,
       {

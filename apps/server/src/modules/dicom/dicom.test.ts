@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import jpeg from 'jpeg-js';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../lib/ids.js';
 import {
@@ -457,4 +458,177 @@ describe('DICOMweb: STOW-RS in, QIDO-RS and WADO-RS out', () => {
       await limited.close();
     }
   });
+  it('keeps a study under its size limit when 40 senders store into it at once', async () => {
+    const ids = { studyUid: testUid(), accession: 'RACE-STUDY' };
+    const series = makeCtSeries(dir, ids, { count: 40 });
+    const files = series.files.map((f) => fs.readFileSync(f));
+    const sizes = files.map((f) => f.length);
+    // Room for 10 instances whatever their few bytes of difference, never for 11.
+    const limit = 10 * Math.max(...sizes) + Math.min(...sizes) - 1;
+    expect(11 * Math.min(...sizes)).toBeGreaterThan(limit);
+    const limited = await startTestPortal({
+      reuse: { env: portal.env },
+      env: { DICOM_MAX_STUDY_BYTES: String(limit) },
+    });
+    try {
+      // Each sender alone passes the first look (the study is new, or under its limit).
+      const answers = await Promise.all(
+        files.map((file) => {
+          const { body, contentType } = stowBody([file]);
+          return limited.app.inject({
+            method: 'POST',
+            url: `${BASE}/studies`,
+            headers: { 'x-api-key': API_KEY, 'content-type': contentType },
+            payload: body,
+          });
+        }),
+      );
+      const stored = answers.filter((a) => a.statusCode === 200);
+      const refused = answers.filter((a) => a.statusCode === 409);
+      expect(answers.map((a) => a.statusCode).sort()).toEqual([...stored, ...refused].map((a) => a.statusCode).sort());
+      expect(stored).toHaveLength(10);
+      for (const a of refused) expect(a.json()['00081198'].Value[0]['00081197'].Value[0]).toBe(0xa700);
+      const study = await portal.ctx.db
+        .selectFrom('dicomStudies')
+        .select('id')
+        .where('studyUid', '=', ids.studyUid)
+        .executeTakeFirstOrThrow();
+      const rows = await portal.ctx.db
+        .selectFrom('dicomInstances')
+        .select(['size', 'storageKey'])
+        .where('studyId', '=', study.id)
+        .execute();
+      expect(rows).toHaveLength(10);
+      expect(rows.reduce((sum, r) => sum + Number(r.size), 0)).toBeLessThanOrEqual(limit);
+      // The refused instances left no file behind.
+      const onDisk = storedDicomFiles(portal.env.DATA_DIR!).filter((f) => f.includes(ids.studyUid.replace(/\./g, '_')));
+      expect(onDisk).toHaveLength(10);
+    } finally {
+      await limited.close();
+    }
+  }, 120_000);
+
+  it('serves a JPEG-LS instance as Explicit VR Little Endian when asked, with the pixels dcmtk decodes', async () => {
+    await makeProtocol(portal.ctx, {
+      institutionId: world.institution.id,
+      patientUserId: world.users.owner.id,
+      exams: [{ examKey: 'JLS-1', type: 'TC' }],
+    });
+    const ids = { studyUid: testUid(), accession: 'JLS-1' };
+    const jls = makeCtSeries(dir, ids, { count: 1, syntax: 'jpeg-ls' });
+    const sent = fs.readFileSync(jls.files[0]!);
+    expect((await stow([sent])).statusCode).toBe(200);
+    const url = `${BASE}/studies/${ids.studyUid}/series/${jls.seriesUid}/instances/${jls.sopUids[0]}`;
+
+    const asStored = await get(url, world.tokens.owner, 'application/dicom; transfer-syntax=*');
+    expect(sha256Hex(asStored.rawPayload)).toBe(sha256Hex(sent));
+    const native = await get(url, world.tokens.owner, 'application/dicom; transfer-syntax=1.2.840.10008.1.2.1');
+    expect(native.statusCode, native.body.slice(0, 300)).toBe(200);
+    expect(native.headers['content-type']).toBe('application/dicom; transfer-syntax=1.2.840.10008.1.2.1');
+    // dcmtk's own decoder is the reference: same syntax, same pixel values.
+    const ours = path.join(dir, 'jls-served.dcm');
+    const theirs = path.join(dir, 'jls-dcmtk.dcm');
+    fs.writeFileSync(ours, native.rawPayload);
+    execFileSync('dcmdjpls', [jls.files[0]!, theirs]);
+    expect(execFileSync('dcmdump', ['+P', '0002,0010', ours]).toString()).toContain('LittleEndianExplicit');
+    const raw = (file: string) =>
+      execFileSync('dcmj2pnm', ['--write-16-bit-pnm', '--no-windowing', file], { maxBuffer: 1 << 24 }).toString();
+    expect(raw(ours)).toBe(raw(theirs));
+    expect(raw(ours).split(/\s+/).filter(Boolean).length).toBeGreaterThan(64 * 64);
+
+    // A syntax the portal cannot make is not acceptable.
+    const jpeg = await get(url, world.tokens.owner, 'application/dicom; transfer-syntax=1.2.840.10008.1.2.4.50');
+    expect(jpeg.statusCode).toBe(406);
+    // Transcoding is served under the same rules: another patient gets 404.
+    expect(
+      (await get(url, world.tokens.otherPatient, 'application/dicom; transfer-syntax=1.2.840.10008.1.2.1')).statusCode,
+    ).toBe(404);
+  }, 60_000);
+  it('renders thumbnails as dcmtk renders the same instances (dcmj2pnm), pixel for pixel within a few levels', async () => {
+    await makeProtocol(portal.ctx, {
+      institutionId: world.institution.id,
+      patientUserId: world.users.owner.id,
+      exams: [{ examKey: 'THUMB-1', type: 'TC' }],
+    });
+    const ids = { studyUid: testUid(), accession: 'THUMB-1' };
+    const ct176 = makeCtSeries(dir, ids, { count: 1, size: 176 });
+    const sc = makeRgbSecondaryCapture(dir, ids);
+    const us = makeUltrasoundClip(dir, ids, 12);
+    const res = await stow([ct176.files[0]!, sc.file, us.file].map((f) => fs.readFileSync(f)));
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+
+    /** A binary PGM or PPM as dcmj2pnm writes it: its size and its samples as RGB. */
+    const readPnm = (file: string) => {
+      const bytes = fs.readFileSync(file);
+      const header = /^(P[56])\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(bytes.subarray(0, 64).toString('latin1'))!;
+      const [, kind, w, h] = header;
+      const data = bytes.subarray(header[0].length);
+      const width = Number(w);
+      const height = Number(h);
+      const rgb = Buffer.alloc(width * height * 3);
+      for (let i = 0; i < width * height; i++) {
+        for (let c = 0; c < 3; c++) rgb[i * 3 + c] = kind === 'P6' ? data[i * 3 + c]! : data[i]!;
+      }
+      return { width, height, rgb };
+    };
+    /** The thumbnail (PNG) against dcmtk's rendering of the same frame at the same size. */
+    const compare = async (url: string, file: string, dcmtkOptions: string[]) => {
+      const answer = await get(url, world.tokens.owner, 'image/png');
+      expect(answer.headers['content-type']).toBe('image/png');
+      const ours = PNG.sync.read(answer.rawPayload);
+      const pnm = path.join(dir, `ref-${path.basename(file)}.pnm`);
+      execFileSync('dcmj2pnm', [...dcmtkOptions, '--no-interpolation', '+Sxv', String(ours.width), file, pnm]);
+      const theirs = readPnm(pnm);
+      expect([ours.width, ours.height]).toEqual([theirs.width, theirs.height]);
+      // Two shrinks by nearest neighbour may pick neighbouring source pixels at an edge: each pixel
+      // is matched within one pixel of the same place in dcmtk's image.
+      let sum = 0;
+      const differences: number[] = [];
+      const channel = (x: number, y: number, c: number) => theirs.rgb[(y * theirs.width + x) * 3 + c]!;
+      for (let y = 0; y < theirs.height; y++) {
+        for (let x = 0; x < theirs.width; x++) {
+          let best = Number.POSITIVE_INFINITY;
+          for (let dy = -1; dy <= 1; dy++) {
+            for (let dx = -1; dx <= 1; dx++) {
+              const nx = Math.min(theirs.width - 1, Math.max(0, x + dx));
+              const ny = Math.min(theirs.height - 1, Math.max(0, y + dy));
+              let d = 0;
+              for (let c = 0; c < 3; c++)
+                d = Math.max(d, Math.abs(ours.data[(y * ours.width + x) * 4 + c]! - channel(nx, ny, c)));
+              best = Math.min(best, d);
+            }
+          }
+          sum += best;
+          differences.push(best);
+        }
+      }
+      differences.sort((a, b) => a - b);
+      // Not a blank image matched against a blank image: dark and bright parts on both.
+      const levels = Array.from(theirs.rgb);
+      expect(Math.min(...levels)).toBeLessThan(60);
+      expect(Math.max(...levels)).toBeGreaterThan(200);
+      return { mean: sum / differences.length, p99: differences[Math.floor(differences.length * 0.99)]! };
+    };
+
+    // A 176×176 CT slice: the file's own window (40/400), shrunk to 128 pixels a side.
+    const ctDiff = await compare(
+      `${BASE}/studies/${ids.studyUid}/series/${ct176.seriesUid}/thumbnail`,
+      ct176.files[0]!,
+      ['+Wi', '1'],
+    );
+    expect(ctDiff.mean).toBeLessThan(0.5);
+    expect(ctDiff.p99).toBeLessThanOrEqual(2);
+    // The RGB secondary capture, as it is.
+    const scDiff = await compare(`${BASE}/studies/${ids.studyUid}/series/${sc.seriesUid}/thumbnail`, sc.file, []);
+    expect(scDiff.mean).toBeLessThan(0.5);
+    expect(scDiff.p99).toBeLessThanOrEqual(2);
+    // The JPEG ultrasound clip's middle frame (frame 7 of 12): two JPEG decoders, a few levels apart at most.
+    const usDiff = await compare(
+      `${BASE}/studies/${ids.studyUid}/series/${us.seriesUid}/instances/${us.sopUid}/thumbnail`,
+      us.file,
+      ['+F', '7'],
+    );
+    expect(usDiff.mean).toBeLessThan(1);
+    expect(usDiff.p99).toBeLessThanOrEqual(4);
+  }, 120_000);
 });

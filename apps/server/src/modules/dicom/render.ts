@@ -16,7 +16,7 @@ const require = createRequire(import.meta.url);
 let ready: Promise<void> | undefined;
 
 /** dcmjs-imaging decodes every transfer syntax PACS send (JPEG, JPEG-LS, JPEG 2000, RLE) through its WebAssembly codecs. */
-function codecs(): Promise<void> {
+export function codecs(): Promise<void> {
   ready ??= imaging.NativePixelDecoder.initializeAsync({
     webAssemblyModulePathOrUrl: path.join(path.dirname(require.resolve('dcmjs-imaging')), 'dcmjs-native-codecs.wasm'),
   });

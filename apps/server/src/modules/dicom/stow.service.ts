@@ -13,6 +13,7 @@ import {
   insertSeries,
   insertStudy,
   type InstanceRow,
+  lockStudy,
   studySize,
   updateInstance,
   updateStudy,
@@ -159,11 +160,12 @@ export async function storeInstance(
   }
   const existingSeries = existingStudy ? await findSeries(ctx.db, existingStudy.id, parsed.seriesUid) : undefined;
   const existing = existingSeries ? await findInstance(ctx.db, existingSeries.id, parsed.sopUid) : undefined;
+  const overStudyLimit = () =>
+    fail(FailureReason.outOfResources, `the study would exceed ${ctx.config.dicomMaxStudyBytes} bytes`);
+  // A first look, to refuse before storing; the transaction below checks again under the study's lock.
   if (existingStudy) {
     const total = (await studySize(ctx.db, existingStudy.id)) - Number(existing?.size ?? 0) + bytes.length;
-    if (total > ctx.config.dicomMaxStudyBytes) {
-      return fail(FailureReason.outOfResources, `the study would exceed ${ctx.config.dicomMaxStudyBytes} bytes`);
-    }
+    if (total > ctx.config.dicomMaxStudyBytes) return overStudyLimit();
   }
 
   const key = [
@@ -184,7 +186,7 @@ export async function storeInstance(
     return fail(FailureReason.processingFailure, 'the instance could not be stored');
   }
 
-  let outcome: { stored: 'new' | 'replaced' | 'same'; obsoleteKey: string | null };
+  let outcome: Recorded;
   try {
     const record = () => recordInstance(ctx, institution, parsed, key, stored);
     outcome = await record().catch((error) => {
@@ -194,6 +196,7 @@ export async function storeInstance(
     });
   } catch (error) {
     await removeQuietly(ctx, key);
+    if (error instanceof StudyOverLimit) return overStudyLimit();
     ctx.log.error({ err: error }, 'a DICOM instance could not be recorded');
     return fail(FailureReason.processingFailure, 'the instance could not be recorded');
   }
@@ -201,13 +204,18 @@ export async function storeInstance(
   return { ...ids, stored: outcome.stored };
 }
 
+type Recorded = { stored: 'new' | 'replaced' | 'same'; obsoleteKey: string | null };
+
+/** Thrown inside the transaction (rolling back a study or series it created) when the study would pass its limit. */
+class StudyOverLimit extends Error {}
+
 async function recordInstance(
   ctx: AppContext,
   institution: Institution,
   parsed: ParsedInstance,
   key: string,
   stored: { size: number; sha256: string; crc32: number },
-): Promise<{ stored: 'new' | 'replaced' | 'same'; obsoleteKey: string | null }> {
+): Promise<Recorded> {
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now().toISOString();
     let study = await findStudy(trx, institution.id, parsed.studyUid);
@@ -227,6 +235,9 @@ async function recordInstance(
       };
       await insertStudy(trx, study);
     }
+    // Concurrent senders of one study each passing the limit by an instance: the size is summed
+    // with the study held, and the instance recorded before another sender may sum it.
+    await lockStudy(trx, ctx.dialect, study.id);
     let series = await findSeries(trx, study.id, parsed.seriesUid);
     if (!series) {
       series = {
@@ -244,6 +255,8 @@ async function recordInstance(
     if (row && row.sha256 === stored.sha256 && Number(row.size) === stored.size) {
       return { stored: 'same', obsoleteKey: key };
     }
+    const total = (await studySize(trx, study.id)) - Number(row?.size ?? 0) + stored.size;
+    if (total > ctx.config.dicomMaxStudyBytes) throw new StudyOverLimit();
     const fields: Omit<InstanceRow, 'id' | 'createdAt'> = {
       studyId: study.id,
       seriesId: series.id,
