@@ -337,6 +337,20 @@ describe('patient dashboard', () => {
     await page.getByRole('button', { name: /Olá, Maria/ }).click();
     await page.getByRole('menu').getByText('Maria Lima', { exact: true }).waitFor();
     await page.keyboard.press('Escape');
+    // Each row names its exams and says in words where each stands, spec 4.1's code a small
+    // badge beside (the institution shows codes), and "Novo" on results not opened yet.
+    const words = await rows(page)
+      .first()
+      .getByTestId('exam-words')
+      .locator('li')
+      .evaluateAll((items) => items.map((li) => `${li.getAttribute('data-state')}: ${li.textContent}`));
+    expect(words).toEqual([
+      'ready: Hemograma completoProntoLNovo',
+      'ready: Raio-X de tóraxProntoLNovo',
+      'rectification: Ultrassom de abdomeAguardando retificaçãoL',
+      'discarded: Glicemia de jejumDescartadoD',
+    ]);
+    await rows(page).first().getByRole('listitem').first().getByLabel('Código L: Liberado').waitFor();
     // Nothing jumps when the list arrives (the footer stays below the first screen).
     const shift = await layoutShiftOfFreshLoad(page, '12 protocolos encontrados');
     expect(shift.total, shift.moved.join('\n')).toBeLessThan(0.02);
@@ -375,6 +389,7 @@ describe('patient dashboard', () => {
     // Expand the row: the exams load then; opening the report marks exam and protocol read.
     const row = rows(page).first();
     expect(await row.getByTestId('protocol-read-state').textContent()).toBe('Não lido');
+    expect(await row.getByTestId('exam-new').count()).toBe(1);
     // By keyboard: the row expands with Enter, and Escape closes the file viewer.
     await page.getByRole('button', { name: 'Ver exames do protocolo P-TC' }).focus();
     await page.keyboard.press('Enter');
@@ -387,6 +402,7 @@ describe('patient dashboard', () => {
     await viewer.waitFor();
     expect(await exam.getByTestId('exam-read-state').textContent()).toBe('Lido');
     expect(await row.getByTestId('protocol-read-state').textContent()).toBe('Lido');
+    expect(await row.getByTestId('exam-new').count()).toBe(0);
     await screenshotBothWidths(page, 'results-report-viewer');
     await page.keyboard.press('Escape');
     await viewer.waitFor({ state: 'hidden' });

@@ -54,3 +54,37 @@ export const EMAIL_FREQUENCIES = ['DEFAULT', 'DISABLED', 'EXAM', 'DAY', 'WEEK'] 
 export type EmailFrequency = (typeof EMAIL_FREQUENCIES)[number];
 
 export const INVITATION_STATUSES = ['CREATED', 'INVITE_SEND', 'AUTO_INVITE', 'ON_CREATION'] as const;
+
+/** Where an exam stands, in the words a patient reads beside its name (the code stays as a badge). */
+export const EXAM_PLAIN_STATES = [
+  'ready',
+  'partial',
+  'rectification',
+  'pending',
+  'atUnit',
+  'discarded',
+  'unavailable',
+  'notInformed',
+] as const;
+export type ExamPlainState = (typeof EXAM_PLAIN_STATES)[number];
+
+const CODE_TO_PLAIN: Record<ExamStatusCode, ExamPlainState> = {
+  L: 'ready',
+  RF: 'ready',
+  LP: 'partial',
+  R: 'rectification',
+  P: 'pending',
+  A: 'pending',
+  NC: 'pending',
+  RE: 'pending',
+  DU: 'atUnit',
+  D: 'discarded',
+  N: 'unavailable',
+  NI: 'notInformed',
+};
+
+/** Spec 4.1: a report whose rectification is PENDING is awaiting rectification whatever its status. */
+export function examPlainState(statusCode: string, rectificationStatus: string | null): ExamPlainState {
+  if (rectificationStatus?.toUpperCase() === 'PENDING') return 'rectification';
+  return CODE_TO_PLAIN[statusCode as ExamStatusCode] ?? 'notInformed';
+}

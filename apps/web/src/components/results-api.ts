@@ -119,14 +119,19 @@ export function markExamsRead(client: QueryClient, requestId: string, examIds: r
     examIds === 'all' ||
     detailRead === true ||
     (exams !== undefined && exams.length > 0 && exams.every((e) => e.examRead));
-  if (!allRead) return;
+  // The list row's exams lose their "new" mark, and the row its unread state once all are read.
   client.setQueriesData<Page<ProtocolItem>>({ queryKey: ['protocols'] }, (page) =>
     page
       ? {
           ...page,
-          items: page.items.map((p) =>
-            p.requestId === requestId ? { ...p, protocolRead: true, allExamsRead: true } : p,
-          ),
+          items: page.items.map((p) => {
+            if (p.requestId !== requestId) return p;
+            const examList = p.examList.map((e) =>
+              examIds === 'all' || examIds.includes(e.id) ? { ...e, examRead: true } : e,
+            );
+            const read = allRead || (examList.length > 0 && examList.every((e) => e.examRead));
+            return { ...p, examList, protocolRead: read, allExamsRead: read };
+          }),
         }
       : page,
   );

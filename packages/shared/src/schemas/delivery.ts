@@ -79,6 +79,16 @@ export const zExam = z.object({
 });
 export type Exam = z.output<typeof zExam>;
 
+export const zListedExam = z.object({
+  id: z.string(),
+  description: z.string(),
+  /** Spec 4.1's display code. */
+  statusCode: z.string(),
+  rectificationStatus: z.string().nullable(),
+  examRead: z.boolean(),
+});
+export type ListedExam = z.output<typeof zListedExam>;
+
 export const zProtocolItem = z.object({
   requestId: z.string(),
   number: z.string(),
@@ -105,6 +115,8 @@ export const zProtocolItem = z.object({
   hasTag: z.boolean(),
   institutionId: z.string(),
   examsIds: z.array(z.string()),
+  /** Each served exam's name and status, so a list row says in words where each exam stands. */
+  examList: z.array(zListedExam),
   /** Only in the detail answers; lists load exams lazily. */
   exams: z.array(zExam).optional(),
   /** Only in the detail answers: the institution's protocol-screen notice, null when it has none. */

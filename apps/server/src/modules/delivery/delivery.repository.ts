@@ -288,7 +288,8 @@ export function listedRow(v: unknown[]): ListedProtocolRow {
 export function listedExamsColumn(r: SqlReader, readerKey: { sql: string; params: unknown[] }) {
   const f = `'${FIELD_SEPARATOR}'`;
   const read = `case when exists (select 1 from exam_reads er where er.exam_id = e.id and er.viewer_key = ${readerKey.sql}) then 8 else 0 end`;
-  const exam = `e.id || ${f} || e.type || ${f} || coalesce(e.rectification_status, '') || ${f} || cast(e.resource_kinds + 4 * e.has_analytes + ${read} as text)`;
+  // The description comes last: whatever it holds, the fields before it stay where they are.
+  const exam = `e.id || ${f} || e.type || ${f} || coalesce(e.rectification_status, '') || ${f} || cast(e.resource_kinds + 4 * e.has_analytes + ${read} as text) || ${f} || coalesce(e.status, '') || ${f} || e.description`;
   return {
     sql: `(select ${r.joined(exam, 'e.position, e.id')} from exams e where e.protocol_id = p.id and e.is_enabled = 1) as "exams"`,
     params: readerKey.params,

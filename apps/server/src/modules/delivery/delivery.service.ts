@@ -1,5 +1,5 @@
 import { examStatusCode } from '@portal/shared/exam-status';
-import type { Exam, ProtocolItem } from '@portal/shared/schemas/delivery';
+import type { Exam, ListedExam, ProtocolItem } from '@portal/shared/schemas/delivery';
 import { formatBrDate } from '@portal/shared/validation';
 import type { AppContext } from '../../context.js';
 import { SEPARATOR } from '../../db/database.js';
@@ -216,6 +216,8 @@ interface ExamsSummary {
   image: boolean;
   rectification: boolean;
   analytes: boolean;
+  /** List rows: each served exam's name and where it stands, in words on the screen. */
+  list: ListedExam[];
 }
 
 /** The summary of exams known in full (details). */
@@ -231,6 +233,7 @@ function summarise<
     image: visible.some((v) => v.image !== undefined),
     rectification: exams.some((e) => e.row.rectificationStatus !== null),
     analytes: exams.some((e) => e.hasAnalytes),
+    list: [],
   };
 }
 
@@ -246,9 +249,11 @@ function summariseListed(listed: string | null, visualizer: ReadonlyMap<string, 
     image: false,
     rectification: false,
     analytes: false,
+    list: [],
   };
   for (const exam of listed ? listed.split(SEPARATOR) : []) {
-    const [id = '', type = '', rectification = '', flagText = '0'] = exam.split(FIELD_SEPARATOR);
+    const [id = '', type = '', rectification = '', flagText = '0', status = '', ...description] =
+      exam.split(FIELD_SEPARATOR);
     const setting = visualizer?.get(type);
     if (!isExamServed({ isEnabled: true }, setting)) continue;
     const flag = Number(flagText);
@@ -260,6 +265,13 @@ function summariseListed(listed: string | null, visualizer: ReadonlyMap<string, 
     if (flag & 2 && !setting?.hideButton) summary.image = true;
     if (flag & 4) summary.analytes = true;
     if (!(flag & 8)) summary.allRead = false;
+    summary.list.push({
+      id,
+      description: description.join(FIELD_SEPARATOR),
+      statusCode: examStatusCode(status),
+      rectificationStatus: rectification || null,
+      examRead: (flag & 8) !== 0,
+    });
   }
   if (summary.ids.length === 0) summary.allRead = false;
   return summary;
@@ -300,6 +312,15 @@ function protocolItem(
     hasTag: p.tagId !== null,
     institutionId: p.institutionId,
     examsIds: exams.ids,
+    examList: options.details
+      ? options.details.map((e) => ({
+          id: e.id,
+          description: e.description,
+          statusCode: e.statusCode,
+          rectificationStatus: e.rectificationStatus,
+          examRead: e.examRead,
+        }))
+      : exams.list,
     ...(options.details ? { exams: options.details, institutionNotice: settings?.protocolNotice ?? null } : {}),
     ...(options.external
       ? {

@@ -12,6 +12,7 @@ import { useResourceOpener } from '../../../components/resource-viewer';
 import { formatCalendarDate, formatExamDate } from '../../../lib/dates';
 import { ProtocolExams } from './protocol-exams';
 import { ScrollTable } from '../../../components/scroll-table';
+import { ExamWords } from '../../../components/exam-words';
 
 export type GroupBy = 'date' | 'patient' | 'institution';
 
@@ -164,6 +165,7 @@ export function ProtocolList({
                   <Text size="sm">
                     {t('list.institution')}: {institutionName(p)}
                   </Text>
+                  <ExamWords exams={p.examList} showCode={p.hasExamStatusVisualizer} />
                   {showPatient && (
                     <Text size="sm">
                       {t('list.patient')}: {patientName(p)}
@@ -191,12 +193,12 @@ export function ProtocolList({
     );
   }
 
-  const columns = 4 + (selection ? 1 : 0) + (showPatient ? 1 : 0);
+  const columns = 5 + (selection ? 1 : 0) + (showPatient ? 1 : 0);
   return (
     <Stack gap="xs">
       {opener.viewer}
       {selectAll}
-      <ScrollTable label={t('list.tableLabel')} minWidth={760}>
+      <ScrollTable label={t('list.tableLabel')} minWidth={900}>
         <Table withTableBorder verticalSpacing="sm" data-testid="protocol-table">
           <Table.Thead>
             <Table.Tr>
@@ -209,6 +211,7 @@ export function ProtocolList({
               )}
               <Table.Th scope="col">{t('list.protocol')}</Table.Th>
               <Table.Th scope="col">{t('list.date')}</Table.Th>
+              <Table.Th scope="col">{t('examWords.exams')}</Table.Th>
               {showPatient && <Table.Th scope="col">{t('list.patient')}</Table.Th>}
               <Table.Th scope="col">{t('list.institution')}</Table.Th>
               <Table.Th scope="col">{t('list.readState')}</Table.Th>
@@ -232,6 +235,9 @@ export function ProtocolList({
                       {selection && <Table.Td>{checkbox(p)}</Table.Td>}
                       <Table.Td fw={600}>{p.number}</Table.Td>
                       <Table.Td>{requested(p)}</Table.Td>
+                      <Table.Td>
+                        <ExamWords exams={p.examList} showCode={p.hasExamStatusVisualizer} />
+                      </Table.Td>
                       {showPatient && <Table.Td>{patientName(p)}</Table.Td>}
                       <Table.Td>{institutionName(p)}</Table.Td>
                       <Table.Td>
