@@ -2,13 +2,8 @@ import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminApi } from './support/admin-api';
-import {
-  contrastOf,
-  expectAccessible,
-  expectFitsNarrowPhone,
-  launchBrowser,
-  screenshotBothWidths,
-} from './support/browser';
+import { contrastOf, expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
+import { checkScreen, consoleSignIn, nav, pathOf, tokenOf } from './support/console';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
 import { openPage, signIn } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
@@ -37,18 +32,16 @@ const PHYSICIAN = {
   uf: 'RJ',
   password: 'Helena-2026-ok',
 };
+// Protocols of the last hours: the patient app's lists open on the last 7 days.
+const REQUESTED_AT = new Date(Date.now() - 2 * 3600_000).toISOString();
+const PERFORMED_AT = new Date(Date.now() - 3600_000).toISOString();
 const GUEST = { number: '2026009001', password: 'guest-9001' };
-
-const pathOf = (link: string) => {
-  const url = new URL(link);
-  return `${url.pathname}${url.search}`;
-};
 
 function protocolBody(patient: string, options: { tag?: string; crm?: string; uf?: string; password?: string } = {}) {
   const key = patient.normalize('NFD').replace(/[^A-Za-z0-9]/g, '');
   return {
     password: options.password ?? 'proto-1234',
-    requestedAt: '2026-11-20T09:00:00-03:00',
+    requestedAt: REQUESTED_AT,
     ...(options.tag ? { tag: options.tag } : {}),
     patient: { patientId: `P-${key}`, name: patient, birthDate: '1980-05-04', gender: 'F' },
     exams: [
@@ -59,7 +52,7 @@ function protocolBody(patient: string, options: { tag?: string; crm?: string; uf
         modalityCode: 'CR',
         modalityName: 'Radiografia',
         status: 'RELEASED',
-        performedAt: '2026-11-20T10:00:00-03:00',
+        performedAt: PERFORMED_AT,
         ...(options.crm
           ? { requester: { identifier: `R-${options.crm}`, name: PHYSICIAN.name, crm: options.crm, uf: options.uf } }
           : {}),
@@ -77,30 +70,6 @@ async function ingestWith(key: string, number: string, body: unknown): Promise<n
   const text = await response.text();
   if (response.status >= 400 && response.status !== 401) console.error(`ingest ${number}: ${text}`);
   return response.status;
-}
-
-/** Screenshots at both widths, axe, and no sideways scroll at 360 px: every console screen passes. */
-async function checkScreen(page: Page, name: string) {
-  await screenshotBothWidths(page, name);
-  await expectAccessible(page, name);
-  await expectFitsNarrowPhone(page, name);
-}
-
-async function consoleSignIn(page: Page, email: string, password: string) {
-  await page.goto('/admin/login');
-  await page.getByRole('textbox', { name: /^E-mail/ }).fill(email);
-  await page.getByLabel(/^Senha/).fill(password);
-  await page.getByRole('button', { name: 'Entrar' }).click();
-  await page.waitForURL('**/admin/dashboard');
-}
-
-async function nav(page: Page, name: string) {
-  const link = page.getByRole('navigation', { name: 'Menu da administração' }).getByRole('link', { name });
-  const burger = page.getByRole('button', { name: 'Abrir ou fechar o menu' });
-  // The screen may still be drawing: wait for the menu's link or, on a phone, its button.
-  await link.or(burger).first().waitFor();
-  if (!(await link.isVisible())) await burger.click();
-  await link.click();
 }
 
 beforeAll(async () => {
@@ -409,9 +378,3 @@ describe('administration console', () => {
     await checkScreen(page, 'admin-dashboard');
   });
 });
-
-async function tokenOf(page: Page): Promise<string> {
-  return page.evaluate(
-    () => (JSON.parse(sessionStorage.getItem('admin.credentials') ?? '{}') as { token: string }).token,
-  );
-}

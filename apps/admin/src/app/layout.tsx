@@ -45,8 +45,10 @@ export function ConsoleLayout() {
       : [{ to: `/institution/edit/${user.adminInstitutionID ?? ''}`, label: t('nav.ownInstitution') }]),
     { to: '/people', label: t('nav.people') },
     { to: '/physician/invite', label: t('nav.invite') },
+    { to: '/invitations', label: t('nav.invitations') },
     { to: '/protocol/cancel', label: t('nav.protocols') },
     { to: '/reports', label: t('nav.audit') },
+    { to: '/ingest-calls', label: t('nav.ingest') },
     ...(admin ? [{ to: '/outbox', label: t('nav.outbox') }] : []),
   ];
   const signOut = () => {

@@ -1,8 +1,11 @@
 import { createBrowserRouter, Navigate } from 'react-router';
+import { AdminInvitationPage } from '../pages/admin-invitation-page';
 import { AuditPage } from '../pages/audit-page';
 import { DashboardPage } from '../pages/dashboard-page';
+import { IngestCallsPage } from '../pages/ingest-calls-page';
 import { InstitutionEditPage } from '../pages/institution-edit-page';
 import { InstitutionListPage } from '../pages/institution-list-page';
+import { InvitationsPage } from '../pages/invitations-page';
 import { LoginPage } from '../pages/login-page';
 import { NotFoundPage } from '../pages/not-found-page';
 import { OutboxPage } from '../pages/outbox-page';
@@ -16,6 +19,8 @@ import { ConsoleLayout, RequireAdmin } from './layout';
 export const router = createBrowserRouter(
   [
     { path: '/login', element: <LoginPage /> },
+    // The first-password page an admin invitation's mail links to.
+    { path: '/invitation', element: <AdminInvitationPage /> },
     {
       element: <ConsoleLayout />,
       children: [
@@ -27,8 +32,10 @@ export const router = createBrowserRouter(
         { path: '/tags/list', element: <RequireAdmin element={<TagsPage />} /> },
         { path: '/people', element: <PeoplePage /> },
         { path: '/physician/invite', element: <PhysicianInvitePage /> },
+        { path: '/invitations', element: <InvitationsPage /> },
         { path: '/protocol/cancel', element: <ProtocolsPage /> },
         { path: '/reports', element: <AuditPage /> },
+        { path: '/ingest-calls', element: <IngestCallsPage /> },
         { path: '/outbox', element: <RequireAdmin element={<OutboxPage />} /> },
         { path: '*', element: <NotFoundPage /> },
       ],

@@ -9,6 +9,7 @@ const KEYS: ReadonlyArray<{ match: string; key: string }> = [
   // Sign-in tells an unknown e-mail apart; the console says the same as for a wrong password.
   { match: ServerMessage.protocolOrEmailDoesNotExist, key: 'errors.credentials' },
   { match: ServerMessage.institutionCodeInUse, key: 'errors.codeInUse' },
+  { match: ServerMessage.hl7SendingFacilityInUse, key: 'errors.facilityInUse' },
   { match: AccountMessage.tagInUse, key: 'errors.tagInUse' },
   { match: ServerMessage.institutionNotFound, key: 'errors.notFound' },
   { match: ServerMessage.userAlreadyExists, key: 'errors.userExists' },

@@ -37,6 +37,11 @@ export function DashboardPage() {
       {value}
     </Anchor>
   );
+  // The days the figures count, as the protocol search takes them (YYYY-MM-DD in the portal's zone).
+  const day = (iso: string) =>
+    new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format(new Date(iso));
+  const protocols = (r: Row, from: string | undefined) =>
+    from ? `/protocol/cancel?institutionId=${r.id}&from=${day(from)}&to=${day(new Date().toISOString())}` : '';
   const share = (row: Row) =>
     row.examsDeliveredWeek ? `${Math.round((row.examsOpenedWeek / row.examsDeliveredWeek) * 100)}%` : '—';
   return (
@@ -64,17 +69,35 @@ export function DashboardPage() {
             {
               label: t('dashboard.protocolsToday'),
               numeric: true,
-              cell: (r) => number(r.protocolsToday, `/protocol/cancel?institutionId=${r.id}`),
+              cell: (r) => number(r.protocolsToday, protocols(r, data.today)),
             },
             {
               label: t('dashboard.protocolsWeek'),
               numeric: true,
-              cell: (r) => number(r.protocolsWeek, `/protocol/cancel?institutionId=${r.id}`),
+              cell: (r) => number(r.protocolsWeek, protocols(r, data.weekStart)),
             },
-            { label: t('dashboard.examsToday'), numeric: true, cell: (r) => r.examsDeliveredToday },
-            { label: t('dashboard.examsWeek'), numeric: true, cell: (r) => r.examsDeliveredWeek },
+            {
+              label: t('dashboard.examsToday'),
+              numeric: true,
+              cell: (r) => number(r.examsDeliveredToday, protocols(r, data.today)),
+            },
+            {
+              label: t('dashboard.examsWeek'),
+              numeric: true,
+              cell: (r) => number(r.examsDeliveredWeek, protocols(r, data.weekStart)),
+            },
             { label: t('dashboard.opened'), numeric: true, cell: share },
             { label: t('dashboard.lastIngest'), cell: (r) => formatDateTime(r.lastIngestAt, language) },
+            {
+              label: t('dashboard.ingestCalls'),
+              numeric: true,
+              cell: (r) => number(r.ingestCalls24h, `/ingest-calls?institutionId=${r.id}`),
+            },
+            {
+              label: t('dashboard.ingestErrors'),
+              numeric: true,
+              cell: (r) => number(r.ingestErrors24h, `/ingest-calls?institutionId=${r.id}&errors=true`),
+            },
             {
               label: t('dashboard.loginFailures'),
               numeric: true,

@@ -313,6 +313,16 @@ export function InstitutionEditPage() {
             </SimpleGrid>
           </Fieldset>
 
+          <Fieldset legend={t('institution.hl7')}>
+            <Textarea
+              label={t('institution.hl7Facilities')}
+              description={t('institution.hl7Help')}
+              autosize
+              minRows={2}
+              {...form.register('hl7Facilities')}
+            />
+          </Fieldset>
+
           <LoginPreview form={values} />
 
           <Group>

@@ -22,6 +22,15 @@ describe('institution form', () => {
     expect(set.settings).toMatchObject({ smart: { url: 'https://s.example.com', secret: 's'.repeat(16) } });
   });
 
+  it('sends the HL7 sending facilities typed one a line or with commas, upper case and each once', () => {
+    const payload = toPayload(
+      { ...emptyInstitutionForm, hl7Facilities: ' lab01\nLAB01&2.16.76.1&ISO, Lab01 \n\n' },
+      false,
+    );
+    expect(payload.hl7SendingFacilities).toEqual(['LAB01', 'LAB01&2.16.76.1&ISO']);
+    expect(toPayload(emptyInstitutionForm, false).hl7SendingFacilities).toEqual([]);
+  });
+
   it('refuses a code with spaces and a malformed e-mail', () => {
     const result = zInstitutionForm.safeParse({ ...emptyInstitutionForm, code: 'a b', name: 'x', supportEmail: 'no' });
     expect(result.success).toBe(false);

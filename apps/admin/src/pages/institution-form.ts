@@ -30,6 +30,8 @@ export const zInstitutionForm = z.object({
   noticePtBr: z.string().max(PROTOCOL_NOTICE_MAX),
   noticeEs: z.string().max(PROTOCOL_NOTICE_MAX),
   noticeEn: z.string().max(PROTOCOL_NOTICE_MAX),
+  /** Contract 9: the MSH-4 sending facilities of its HL7 v2 systems, one a line. */
+  hl7Facilities: z.string(),
 });
 export type InstitutionForm = z.infer<typeof zInstitutionForm>;
 
@@ -51,6 +53,7 @@ export const emptyInstitutionForm: InstitutionForm = {
   noticePtBr: '',
   noticeEs: '',
   noticeEn: '',
+  hl7Facilities: '',
 };
 
 export function formOf(view: InstitutionView): InstitutionForm {
@@ -73,10 +76,20 @@ export function formOf(view: InstitutionView): InstitutionForm {
     noticePtBr: notice?.['pt-br'] ?? '',
     noticeEs: notice?.es ?? '',
     noticeEn: notice?.en ?? '',
+    hl7Facilities: view.hl7SendingFacilities.join('\n'),
   };
 }
 
 const orNull = (value: string) => (value.trim() ? value.trim() : null);
+
+/** The facilities typed one a line (or separated by commas), upper case as stored, each once. */
+export function facilitiesOf(text: string): string[] {
+  const names = text
+    .split(/[\n,]+/)
+    .map((v) => v.trim().toUpperCase())
+    .filter(Boolean);
+  return [...new Set(names)];
+}
 
 /**
  * The body of POST or PUT. The SMART secret is never read back: an empty secret keeps the stored
@@ -105,6 +118,7 @@ export function toPayload(form: InstitutionForm, hadSmart: boolean) {
     supportEmail: orNull(form.supportEmail),
     supportPhoneNumber: orNull(form.supportPhoneNumber),
     supportWhatsAppNumber: orNull(form.supportWhatsAppNumber),
+    hl7SendingFacilities: facilitiesOf(form.hl7Facilities),
     settings: {
       shareEnabled: form.shareEnabled,
       createAccountDefaultDisabled: form.createAccountDefaultDisabled,

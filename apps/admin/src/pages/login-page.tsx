@@ -1,22 +1,11 @@
-import {
-  Alert,
-  Anchor,
-  Button,
-  Center,
-  Group,
-  Paper,
-  PasswordInput,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Alert, Anchor, Button, Group, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import type { LoginResponse } from '@portal/shared/schemas/auth';
 import { AuthMessage } from '@portal/shared/schemas/auth';
+import { CardScreen, useDocumentTitle } from '../components/page';
 import { api, ApiError } from '../lib/api';
 import { errorKey } from '../lib/errors';
 import { currentLanguage } from '../lib/i18n';
@@ -31,9 +20,7 @@ export function LoginPage() {
   const [userName, setUserName] = useState('');
   const [password, setPassword] = useState('');
   const [forgot, setForgot] = useState(false);
-  useEffect(() => {
-    document.title = `${t('login.title')} · ${t('layout.title')}`;
-  }, [t]);
+  useDocumentTitle(t('login.title'));
 
   const signIn = useMutation({
     mutationFn: () =>
@@ -65,70 +52,68 @@ export function LoginPage() {
   };
 
   return (
-    <Center mih="100vh" p="md" component="main">
-      <Paper withBorder shadow="sm" p="xl" radius="md" w="100%" maw={420}>
-        <form onSubmit={submit} noValidate>
-          <Stack>
-            <Title order={1} size="h2">
-              {t('layout.title')}
-            </Title>
-            <Text c="dimmed">{forgot ? t('login.forgotIntro') : t('login.intro')}</Text>
-            {params.get('expired') && !signIn.error ? (
-              <Alert color="yellow" role="status">
-                {t('login.expired')}
-              </Alert>
-            ) : null}
-            {notAdmin ? (
-              <Alert color="yellow" role="alert" title={t('login.notAdminTitle')}>
-                {t('login.notAdmin')} <Anchor href="/login">{t('login.toPortal')}</Anchor>
-              </Alert>
-            ) : signIn.error ? (
-              <Alert color="red" role="alert">
-                {t(errorKey(signIn.error))}
-              </Alert>
-            ) : null}
-            {recover.isSuccess ? (
-              <Alert color="green" role="status">
-                {t('login.forgotSent')}
-              </Alert>
-            ) : null}
-            <TextInput
-              label={t('login.email')}
-              type="email"
-              autoComplete="username"
+    <CardScreen width={420}>
+      <form onSubmit={submit} noValidate>
+        <Stack>
+          <Title order={1} size="h2">
+            {t('layout.title')}
+          </Title>
+          <Text c="dimmed">{forgot ? t('login.forgotIntro') : t('login.intro')}</Text>
+          {params.get('expired') && !signIn.error ? (
+            <Alert color="yellow" role="status">
+              {t('login.expired')}
+            </Alert>
+          ) : null}
+          {notAdmin ? (
+            <Alert color="yellow" role="alert" title={t('login.notAdminTitle')}>
+              {t('login.notAdmin')} <Anchor href="/login">{t('login.toPortal')}</Anchor>
+            </Alert>
+          ) : signIn.error ? (
+            <Alert color="red" role="alert">
+              {t(errorKey(signIn.error))}
+            </Alert>
+          ) : null}
+          {recover.isSuccess ? (
+            <Alert color="green" role="status">
+              {t('login.forgotSent')}
+            </Alert>
+          ) : null}
+          <TextInput
+            label={t('login.email')}
+            type="email"
+            autoComplete="username"
+            required
+            value={userName}
+            onChange={(e) => setUserName(e.currentTarget.value)}
+          />
+          {!forgot ? (
+            <PasswordInput
+              label={t('login.password')}
+              autoComplete="current-password"
               required
-              value={userName}
-              onChange={(e) => setUserName(e.currentTarget.value)}
+              value={password}
+              onChange={(e) => setPassword(e.currentTarget.value)}
             />
-            {!forgot ? (
-              <PasswordInput
-                label={t('login.password')}
-                autoComplete="current-password"
-                required
-                value={password}
-                onChange={(e) => setPassword(e.currentTarget.value)}
-              />
-            ) : null}
-            <Button type="submit" loading={signIn.isPending || recover.isPending} disabled={!userName}>
-              {forgot ? t('login.sendLink') : t('login.submit')}
-            </Button>
-            <Group justify="space-between">
-              <Anchor
-                component="button"
-                type="button"
-                onClick={() => {
-                  setForgot(!forgot);
-                  recover.reset();
-                  signIn.reset();
-                }}
-              >
-                {forgot ? t('login.back') : t('login.forgot')}
-              </Anchor>
-              <Anchor href="/login">{t('login.toPortal')}</Anchor>
-            </Group>
-          </Stack>
-        </form>
-      </Paper>
-    </Center>
+          ) : null}
+          <Button type="submit" loading={signIn.isPending || recover.isPending} disabled={!userName}>
+            {forgot ? t('login.sendLink') : t('login.submit')}
+          </Button>
+          <Group justify="space-between">
+            <Anchor
+              component="button"
+              type="button"
+              onClick={() => {
+                setForgot(!forgot);
+                recover.reset();
+                signIn.reset();
+              }}
+            >
+              {forgot ? t('login.back') : t('login.forgot')}
+            </Anchor>
+            <Anchor href="/login">{t('login.toPortal')}</Anchor>
+          </Group>
+        </Stack>
+      </form>
+    </CardScreen>
   );
 }

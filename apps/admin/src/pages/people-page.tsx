@@ -1,4 +1,4 @@
-import { Badge, Group, NativeSelect, Text, TextInput } from '@mantine/core';
+import { Badge, Group, NativeSelect, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -8,6 +8,7 @@ import { ConfirmButton } from '../components/confirm';
 import { DataTable } from '../components/data-table';
 import { Page } from '../components/page';
 import { Pager } from '../components/pager';
+import { SearchField } from '../components/search-field';
 import { api } from '../lib/api';
 import { currentLanguage } from '../lib/i18n';
 import { notifyError, notifySuccess } from '../lib/notify';
@@ -56,16 +57,13 @@ export function PeoplePage() {
       title={t('people.title')}
       actions={
         <Group align="flex-end" wrap="wrap">
-          <TextInput
+          <SearchField
             label={t('people.search')}
-            type="search"
             value={search}
-            onChange={(e) => {
-              setSearch(e.currentTarget.value);
+            onChange={(value) => {
+              setSearch(value);
               setPage(1);
             }}
-            w={320}
-            maw="100%"
           />
           <NativeSelect
             label={t('fields.type')}
@@ -102,7 +100,19 @@ export function PeoplePage() {
             label: t('people.documents'),
             cell: (a) => [a.cpf, a.crm ? `CRM ${a.crm}/${a.uf ?? ''}` : null].filter(Boolean).join(' · ') || '—',
           },
-          { label: t('fields.institution'), cell: (a) => a.institution?.name ?? '—' },
+          {
+            label: t('fields.institution'),
+            cell: (a) => (
+              <>
+                {a.institution?.name ?? (a.vouchedBy.length === 0 ? '—' : null)}
+                {a.vouchedBy.length > 0 ? (
+                  <Text size="xs" c="dimmed" component="span" display="block">
+                    {t('people.vouchedBy', { institutions: a.vouchedBy.map((v) => v.name).join(', ') })}
+                  </Text>
+                ) : null}
+              </>
+            ),
+          },
           { label: t('fields.state'), cell: state },
           {
             label: t('common.actions'),

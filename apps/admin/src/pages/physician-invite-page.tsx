@@ -1,7 +1,8 @@
-import { Button, Fieldset, NativeSelect, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Fieldset, NativeSelect, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
 import { BRAZILIAN_STATES, type Language } from '@portal/shared/limits';
 import { InstitutionPicker } from '../components/institution-picker';
 import { Page } from '../components/page';
@@ -22,7 +23,10 @@ function LanguageField({ value, onChange }: { value: Language; onChange: (l: Lan
   );
 }
 
-/** Spec 2.2 `/admin/physician/invite`: invites a physician, or a company user of an institution. */
+/**
+ * Spec 2.2 `/admin/physician/invite`: invites a physician or a company user of an institution and,
+ * for admins, another admin.
+ */
 export function PhysicianInvitePage() {
   const { t } = useTranslation();
   const admin = isAdmin(useCredentials()?.user);
@@ -53,6 +57,20 @@ export function PhysicianInvitePage() {
     },
     onError: notifyError,
   });
+  const [adminInvite, setAdminInvite] = useState({ name: '', email: '' });
+  const [adminLanguage, setAdminLanguage] = useState<Language>(currentLanguage());
+  const inviteAdmin = useMutation({
+    mutationFn: () => api('/api/administrationbe/admin/invite', { body: { ...adminInvite, language: adminLanguage } }),
+    onSuccess: () => {
+      notifySuccess(t('invite.sent', { email: adminInvite.email }));
+      setAdminInvite({ name: '', email: '' });
+    },
+    onError: notifyError,
+  });
+  const submitAdmin = (event: FormEvent) => {
+    event.preventDefault();
+    inviteAdmin.mutate();
+  };
   const set = (key: keyof typeof physician) => (e: { currentTarget: { value: string } }) =>
     setPhysician({ ...physician, [key]: e.currentTarget.value });
   const submitPhysician = (event: FormEvent) => {
@@ -123,10 +141,46 @@ export function PhysicianInvitePage() {
         </Fieldset>
       </form>
       {admin ? (
-        <Text size="sm" c="dimmed">
-          {t('invite.externalHint')}
-        </Text>
+        <form onSubmit={submitAdmin}>
+          <Fieldset legend={t('invite.admin')}>
+            <Stack>
+              <Text size="sm" c="dimmed">
+                {t('invite.adminHint')}
+              </Text>
+              <SimpleGrid cols={{ base: 1, sm: 2 }}>
+                <TextInput
+                  label={t('fields.name')}
+                  required
+                  value={adminInvite.name}
+                  onChange={(e) => setAdminInvite({ ...adminInvite, name: e.currentTarget.value })}
+                />
+                <TextInput
+                  label={t('fields.email')}
+                  type="email"
+                  required
+                  value={adminInvite.email}
+                  onChange={(e) => setAdminInvite({ ...adminInvite, email: e.currentTarget.value })}
+                />
+                <LanguageField value={adminLanguage} onChange={setAdminLanguage} />
+              </SimpleGrid>
+              <Button
+                type="submit"
+                w="fit-content"
+                loading={inviteAdmin.isPending}
+                disabled={!adminInvite.name.trim() || !adminInvite.email}
+              >
+                {t('invite.sendAdmin')}
+              </Button>
+            </Stack>
+          </Fieldset>
+        </form>
       ) : null}
+      <Text size="sm" c="dimmed">
+        {admin ? `${t('invite.externalHint')} ` : ''}
+        <Anchor component={Link} to="/invitations">
+          {t('invite.seeInvitations')}
+        </Anchor>
+      </Text>
     </Page>
   );
 }

@@ -146,8 +146,8 @@ export function ProtocolsPage() {
   const [filters, setFilters] = useState({
     number: params.get('number') ?? '',
     patient: '',
-    from: '',
-    to: '',
+    from: params.get('from') ?? '',
+    to: params.get('to') ?? '',
     institutionId: params.get('institutionId') ?? '',
   });
   const [applied, setApplied] = useState(filters);

@@ -84,6 +84,19 @@ export function findInvitation(db: Db, id: string) {
     .executeTakeFirst();
 }
 
+/**
+ * Holds the invitation's row until the transaction ends (a row lock on PostgreSQL; SQLite writes
+ * one transaction at a time) and reads it again as it now stands.
+ */
+export async function lockInvitation(db: Db, id: string) {
+  await db
+    .updateTable('oneTimeTokens')
+    .set((eb) => ({ status: eb.ref('status') }))
+    .where('id', '=', id)
+    .execute();
+  return findInvitation(db, id);
+}
+
 /** Revokes a live invitation: its link stops working at once. False when it was no longer live. */
 export async function revokeInvitationRow(db: Db, id: string, now: string): Promise<boolean> {
   const result = await db

@@ -14,6 +14,7 @@ import {
   CONSOLE_INVITATION_KINDS,
   findInvitation,
   invitationPage,
+  lockInvitation,
   REVOKED,
   revokeInvitationRow,
 } from './invitations.repository.js';
@@ -141,11 +142,17 @@ async function auditInvitation(
   );
 }
 
-/** Withdraws an invitation: its link answers "not found" from now on. Revoking twice changes nothing. */
+/**
+ * Withdraws an invitation: its link answers "not found" from now on. Revoking twice changes
+ * nothing, also when two revocations cross; one used or replaced meanwhile is gone (404).
+ */
 export async function revokeInvitation(ctx: AppContext, request: FastifyRequest, op: Operator, id: string) {
   const { row, kind } = await manageableInvitation(ctx, op, id);
   if (row.status === REVOKED) return;
-  if (!(await revokeInvitationRow(ctx.db, id, ctx.clock.now().toISOString()))) throw notFound();
+  if (!(await revokeInvitationRow(ctx.db, id, ctx.clock.now().toISOString()))) {
+    if ((await findInvitation(ctx.db, id))?.status === REVOKED) return;
+    throw notFound();
+  }
   const institution = row.institutionId ? await findInstitutionById(ctx.db, row.institutionId) : undefined;
   await auditInvitation(ctx, request, op, 'INVITATION_REVOKED', {
     id,
@@ -157,22 +164,28 @@ export async function revokeInvitation(ctx: AppContext, request: FastifyRequest,
 
 /**
  * Sends an invitation again with a new link and 7 more days; the previous link stops working.
- * Refused (409) once the address has an account.
+ * Refused (409) once the address has an account. Resends, revocations and the acceptance of one
+ * invitation take its row one at a time, so a burst of them leaves at most one live link and none
+ * for an address that has meanwhile become an account.
  */
 export async function resendInvitation(ctx: AppContext, request: FastifyRequest, op: Operator, id: string) {
-  const { row, kind } = await manageableInvitation(ctx, op, id);
-  const email = row.email ?? '';
-  if (await findUserByEmail(ctx.db, email)) throw conflict(ServerMessage.userAlreadyExists);
-  const institution = row.institutionId ? ((await findInstitutionById(ctx.db, row.institutionId)) ?? null) : null;
-  const sent = await ctx.db.transaction().execute((trx) =>
-    sendInvitation(ctx, trx, {
+  const { kind } = await manageableInvitation(ctx, op, id);
+  const { sent, email, institution } = await ctx.db.transaction().execute(async (trx) => {
+    const row = await lockInvitation(trx, id);
+    // Replaced by a resend or used to create the account while this call waited: gone.
+    if (!row || (row.usedAt && row.status !== REVOKED)) throw notFound();
+    const address = row.email ?? '';
+    if (await findUserByEmail(trx, address)) throw conflict(ServerMessage.userAlreadyExists);
+    const inviting = row.institutionId ? ((await findInstitutionById(trx, row.institutionId)) ?? null) : null;
+    const issued = await sendInvitation(ctx, trx, {
       kind: TOKEN_KIND[kind] as 'INVITE_PHYSICIAN' | 'INVITE_COMPANY' | 'INVITE_ADMIN',
-      email,
-      institution,
+      email: address,
+      institution: inviting,
       language: row.language,
       payload: payloadOf(row.payload),
-    }),
-  );
+    });
+    return { sent: issued, email: address, institution: inviting };
+  });
   await auditInvitation(
     ctx,
     request,

@@ -1,0 +1,360 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdminApi } from './support/admin-api';
+import { expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
+import { checkScreen, consoleSignIn, nav, pathOf } from './support/console';
+import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
+import { openPage } from './support/pages';
+import { type RunningPortal, startPortal } from './support/portal';
+
+/*
+ * The administration console's people side, driven as a clinic's IT staff would: an admin invites
+ * another admin, who chooses a password from the mail; invitations are revoked and sent again;
+ * physicians show the institutions that vouch for them; the integration calls and their errors are
+ * one click from the dashboard; and the console is used with the keyboard alone.
+ */
+
+let mailbox: Mailbox;
+let portal: RunningPortal;
+let browser: Browser;
+let api: AdminApi;
+let adminPage: Page;
+let north: { id: string; apiKey: string };
+let south: { id: string };
+
+const NEW_ADMIN = { name: 'Renata Operações', email: 'renata@portal.example.com', password: 'Console-2026-forte' };
+const LATE_ADMIN = { name: 'Otávio Tardio', email: 'otavio@portal.example.com' };
+// Protocols of the last hours: the patient app's lists open on the last 7 days.
+const REQUESTED_AT = new Date(Date.now() - 2 * 3600_000).toISOString();
+const PERFORMED_AT = new Date(Date.now() - 3600_000).toISOString();
+const PHYSICIAN = { name: 'Marcos Avalizado', email: 'dr.marcos@example.com', crm: '778899', uf: 'MG' };
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${portal.baseUrl}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json().catch(() => null)) as { data?: unknown } | null };
+}
+
+const tokenIn = (link: string) => new URL(link).searchParams.get('token') ?? '';
+
+/** What the focused element and a few pixels around it (where a focus ring is drawn) look like. */
+async function lookOfFocused(page: Page): Promise<Buffer> {
+  const box = await page.locator(':focus').boundingBox();
+  if (!box) throw new Error('nothing focused');
+  await page.waitForTimeout(250); // transitions of borders and rings end
+  return page.screenshot({
+    clip: { x: Math.max(0, box.x - 6), y: Math.max(0, box.y - 6), width: box.width + 12, height: box.height + 12 },
+  });
+}
+
+/**
+ * Presses Tab until the focused element has that accessible name, then checks that a person sees
+ * where the focus is: the element looks different focused (reached by Tab) and not (Shift+Tab away).
+ */
+async function tabTo(page: Page, name: RegExp, limit = 80): Promise<void> {
+  for (let i = 0; i < limit; i += 1) {
+    await page.keyboard.press('Tab');
+    const label = await page.evaluate(() => {
+      const element = document.activeElement as HTMLElement | null;
+      if (!element) return '';
+      const labelled = element.getAttribute('aria-labelledby');
+      return (
+        element.getAttribute('aria-label') ??
+        (labelled ? document.getElementById(labelled)?.textContent : null) ??
+        (element as HTMLInputElement).labels?.[0]?.textContent ??
+        element.textContent ??
+        ''
+      ).trim();
+    });
+    if (!name.test(label)) continue;
+    const box = await page.locator(':focus').boundingBox();
+    const focused = await lookOfFocused(page);
+    await page.keyboard.press('Shift+Tab');
+    await page.waitForTimeout(250);
+    const away = await page.screenshot({
+      clip: {
+        x: Math.max(0, box!.x - 6),
+        y: Math.max(0, box!.y - 6),
+        width: box!.width + 12,
+        height: box!.height + 12,
+      },
+    });
+    await page.keyboard.press('Tab');
+    expect(focused.equals(away), `the focus on "${label}" is visible`).toBe(false);
+    return;
+  }
+  throw new Error(`Tab never reached ${String(name)}`);
+}
+
+beforeAll(async () => {
+  mailbox = await startMailbox();
+  portal = await startPortal({ SMTP_URL: mailbox.url });
+  browser = await launchBrowser();
+  api = new AdminApi(portal.baseUrl, portal.admin);
+  await api.signIn();
+  north = await api.createInstitution({ code: 'NORTE', name: 'Laboratório Norte' });
+  south = await api.createInstitution({ code: 'SUL', name: 'Clínica Sul' });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await portal?.stop();
+  await mailbox?.close();
+});
+
+describe('administration console: people and invitations', () => {
+  it('lets an admin invite an admin, who chooses a first password from the mail and is signed in', async () => {
+    adminPage = await openPage(browser, portal.baseUrl, '/admin/login', true);
+    const page = adminPage;
+    await consoleSignIn(page, portal.admin.email, portal.admin.password);
+    await nav(page, 'Convidar');
+    const form = page.getByRole('group', { name: 'Administrador do portal' });
+    await form.getByRole('textbox', { name: /^Nome/ }).fill(NEW_ADMIN.name);
+    await form.getByRole('textbox', { name: /^E-mail/ }).fill(NEW_ADMIN.email);
+    const sent = mailbox.mails.length;
+    await form.getByRole('button', { name: 'Convidar administrador' }).click();
+    await page.getByText(`Convite enviado para ${NEW_ADMIN.email}.`).waitFor();
+    await checkScreen(page, 'admin-invite-admin');
+
+    const mail = await mailbox.waitFor(NEW_ADMIN.email, { after: sent });
+    const link = pathOf(linkIn(mail, portal.baseUrl, '/admin/invitation'));
+    const invited = await openPage(browser, portal.baseUrl, link, true);
+    await invited.getByRole('heading', { level: 1, name: 'Criar seu acesso à administração' }).waitFor();
+    expect(await invited.getByRole('textbox', { name: /^E-mail/ }).inputValue()).toBe(NEW_ADMIN.email);
+    expect(await invited.getByRole('textbox', { name: /^Nome completo/ }).inputValue()).toBe(NEW_ADMIN.name);
+    await checkScreen(invited, 'admin-first-password');
+    // A mistyped confirmation is caught on the page, before any call.
+    await invited.getByLabel(/^Senha/).fill(NEW_ADMIN.password);
+    await invited.getByLabel(/^Confirme a senha/).fill('outra-coisa-2026');
+    await invited.getByRole('button', { name: 'Criar acesso e entrar' }).click();
+    await invited.getByText('As senhas não conferem.').waitFor();
+    await invited.getByLabel(/^Confirme a senha/).fill(NEW_ADMIN.password);
+    await invited.getByRole('button', { name: 'Criar acesso e entrar' }).click();
+    await invited.waitForURL('**/admin/dashboard');
+    await invited.getByRole('heading', { level: 2, name: 'Painel' }).waitFor();
+    // An admin's menu: the new account runs every institution.
+    await nav(invited, 'Instituições');
+    await invited.getByRole('link', { name: 'Clínica Sul' }).waitFor();
+
+    // The link was for one use: opened again, it is refused.
+    await invited.goto(link);
+    await invited.getByText('Este link expirou, já foi usado ou foi revogado.').waitFor();
+    await checkScreen(invited, 'admin-invitation-refused');
+    await invited.context().close();
+  });
+
+  it('revokes an invitation, whose link is then refused, and sends it again with a link that works', async () => {
+    const page = adminPage;
+    const sent = mailbox.mails.length;
+    await call(
+      'POST',
+      '/api/administrationbe/admin/invite',
+      { ...LATE_ADMIN, language: 'pt-br' },
+      { authorization: `Bearer ${await adminToken()}` },
+    );
+    const first = linkIn(await mailbox.waitFor(LATE_ADMIN.email, { after: sent }), portal.baseUrl, '/admin/invitation');
+
+    await nav(page, 'Convites');
+    await page.waitForURL('**/admin/invitations');
+    const row = () => page.getByRole('row', { name: new RegExp(LATE_ADMIN.name) });
+    await row().waitFor();
+    await checkScreen(page, 'admin-invitations');
+    await row().getByRole('button', { name: 'Revogar' }).click();
+    const revoke = page.getByRole('dialog', { name: 'Revogar convite?' });
+    await revoke.getByText(`O link enviado para ${LATE_ADMIN.email} deixa de funcionar agora`).waitFor();
+    await expectAccessible(page, 'admin-invitation-revoke');
+    await screenshotBothWidths(page, 'admin-invitation-revoke');
+    // A phone's card list and a desk's table are different screens: the dialog is opened again.
+    if (!(await revoke.isVisible())) await row().getByRole('button', { name: 'Revogar' }).click();
+    await revoke.getByRole('button', { name: 'Revogar' }).click();
+    await page.getByText(`Convite para ${LATE_ADMIN.email} revogado.`).waitFor();
+    // The pending list no longer holds it; all states show it revoked.
+    await row().waitFor({ state: 'detached' });
+    expect((await call('GET', `/api/auth/admin/invite/validate?token=${tokenIn(first)}`)).status).toBe(404);
+    const refused = await openPage(browser, portal.baseUrl, pathOf(first), true);
+    await refused.getByText('Convite inválido').waitFor();
+    await refused.context().close();
+
+    await page.getByRole('combobox', { name: 'Situação' }).selectOption({ label: 'Todos' });
+    await row().getByText('Revogado').waitFor();
+    const again = mailbox.mails.length;
+    await row().getByRole('button', { name: 'Reenviar' }).click();
+    const resend = page.getByRole('dialog', { name: 'Reenviar convite?' });
+    await resend.getByText(`Um novo link, válido por 7 dias, será enviado para ${LATE_ADMIN.email}.`).waitFor();
+    await resend.getByRole('button', { name: 'Reenviar' }).click();
+    await page.getByText(`Convite reenviado para ${LATE_ADMIN.email}.`).waitFor();
+    const second = linkIn(
+      await mailbox.waitFor(LATE_ADMIN.email, { after: again }),
+      portal.baseUrl,
+      '/admin/invitation',
+    );
+    expect(tokenIn(second)).not.toBe(tokenIn(first));
+    const validate = await call('GET', `/api/auth/admin/invite/validate?token=${tokenIn(second)}`);
+    expect(validate.status).toBe(200);
+    expect((await call('GET', `/api/auth/admin/invite/validate?token=${tokenIn(first)}`)).status).toBe(404);
+    await page.getByRole('combobox', { name: 'Situação' }).selectOption({ label: 'Pendente' });
+    await row().getByText('Pendente').waitFor();
+
+    // A search that finds nothing says so.
+    await page.getByRole('searchbox', { name: 'Nome, e-mail ou CRM' }).fill('ninguém com este nome');
+    await page.getByText('Nenhum registro encontrado.').waitFor();
+    await checkScreen(page, 'admin-invitations-empty');
+  });
+
+  it('shows the institutions that vouch for a physician', async () => {
+    const sent = mailbox.mails.length;
+    await api.invitePhysician({ ...PHYSICIAN, institutionId: north.id, language: 'pt-br' });
+    const link = linkIn(await mailbox.waitFor(PHYSICIAN.email, { after: sent }), portal.baseUrl, '/physician/create');
+    const created = await call('POST', '/api/v2/auth/physician/create', {
+      token: tokenIn(link),
+      password: 'Marcos-2026-ok',
+      confirmPassword: 'Marcos-2026-ok',
+    });
+    expect(created.status).toBe(201);
+    const vouched = await call(
+      'POST',
+      `/api/administrationbe/institution/${south.id}/physicians`,
+      { email: PHYSICIAN.email },
+      { authorization: `Bearer ${await adminToken()}` },
+    );
+    expect(vouched.status).toBe(201);
+
+    const page = adminPage;
+    await nav(page, 'Pessoas');
+    await page.getByRole('searchbox', { name: 'Nome, e-mail, CPF ou CRM' }).fill(PHYSICIAN.crm);
+    const row = page.getByRole('row', { name: new RegExp(PHYSICIAN.name) });
+    await row.getByText(/^Avalizado por: /).waitFor();
+    const vouchers = await row.getByText(/^Avalizado por: /).textContent();
+    expect(vouchers).toContain('Laboratório Norte');
+    expect(vouchers).toContain('Clínica Sul');
+    await checkScreen(page, 'admin-people-vouched');
+  });
+});
+
+describe('administration console: integration calls', () => {
+  it('links the dashboard’s figures to their lists, and shows the failed calls with their error', async () => {
+    const ingest = (number: string, body: unknown) =>
+      call('PUT', `/api/v2/delivery/ingest/protocols/${number}`, body, { 'x-api-key': north.apiKey });
+    const good = await ingest('2026101001', {
+      password: 'proto-1234',
+      requestedAt: REQUESTED_AT,
+      patient: { patientId: 'P-1', name: 'Iara Integrada', birthDate: '1980-05-04', gender: 'F' },
+      exams: [
+        {
+          examKey: 'EX-1',
+          description: 'Raio X de tórax',
+          type: 'XRAY',
+          modalityCode: 'CR',
+          modalityName: 'Radiografia',
+          status: 'RELEASED',
+          performedAt: PERFORMED_AT,
+        },
+      ],
+    });
+    expect(good.status, JSON.stringify(good.body)).toBe(201);
+    expect((await ingest('2026101002', { patient: { name: 'Sem exames' } })).status).toBe(400);
+
+    const page = adminPage;
+    await nav(page, 'Painel');
+    const row = page.getByRole('row', { name: /Laboratório Norte/ });
+    await row.waitFor();
+    await checkScreen(page, 'admin-dashboard-integrations');
+    // The errors' figure of that institution opens its failed calls.
+    const cells = row.getByRole('cell');
+    const headers = await page.getByRole('columnheader').allTextContents();
+    const errorsAt = headers.indexOf('Erros de integração (24 h)');
+    expect(errorsAt).toBeGreaterThan(0);
+    await cells.nth(errorsAt).getByRole('link', { name: '1' }).click();
+    await page.waitForURL(`**/admin/ingest-calls?institutionId=${north.id}&errors=true`);
+    await page.getByRole('heading', { level: 2, name: 'Chamadas de integração' }).waitFor();
+    const failed = page.getByRole('row', { name: /2026101002/ });
+    await failed.getByText('400').waitFor();
+    expect(await failed.getByRole('cell').nth(4).textContent()).not.toBe('—');
+    expect(await page.getByRole('row', { name: /2026101001/ }).count()).toBe(0);
+    expect(await page.getByRole('checkbox', { name: 'Só as com erro' }).isChecked()).toBe(true);
+    await checkScreen(page, 'admin-ingest-calls');
+    await page.getByRole('checkbox', { name: 'Só as com erro' }).uncheck();
+    await page
+      .getByRole('row', { name: /2026101001/ })
+      .getByText('201')
+      .waitFor();
+
+    // The portal's waiting mails open the outbox filtered to them.
+    await nav(page, 'Painel');
+    await page.getByRole('link', { name: /^\d+$/ }).first().waitFor();
+    const waiting = page.getByText('Mensagens aguardando').locator('..').getByRole('link');
+    await waiting.click();
+    await page.waitForURL('**/admin/outbox?status=PENDING');
+    expect(await page.getByRole('combobox', { name: 'Situação' }).inputValue()).toBe('PENDING');
+  });
+});
+
+describe('administration console: screens without data', () => {
+  it('shows a not-found page, an empty creation form and an unknown institution', async () => {
+    const page = adminPage;
+    await page.goto('/admin/nao-existe');
+    await page.getByRole('heading', { level: 2, name: 'Página não encontrada' }).waitFor();
+    await checkScreen(page, 'admin-not-found');
+    await page.goto('/admin/institution/new');
+    await page.getByRole('heading', { level: 2, name: 'Nova instituição' }).waitFor();
+    await checkScreen(page, 'admin-institution-new');
+    await page.goto('/admin/institution/edit/nao-existe');
+    await page.getByText('Não encontrado.').waitFor();
+    await checkScreen(page, 'admin-institution-unknown');
+  });
+});
+
+describe('administration console with the keyboard alone', () => {
+  it('signs in, opens a list, edits an institution and confirms a dialog with Tab, Enter and Space', async () => {
+    const page = await openPage(browser, portal.baseUrl, '/admin/login', true);
+    await tabTo(page, /^E-mail/);
+    await page.keyboard.type(portal.admin.email);
+    await tabTo(page, /^Senha/);
+    await page.keyboard.type(portal.admin.password);
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/admin/dashboard');
+
+    await tabTo(page, /^Instituições$/);
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/admin/institution/list');
+    await tabTo(page, /^Clínica Sul$/);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`**/admin/institution/edit/${south.id}`);
+    await page.getByRole('textbox', { name: /^Telefone de suporte/ }).waitFor();
+    await tabTo(page, /^Telefone de suporte/);
+    await page.keyboard.type('(31) 3333-4444');
+    await tabTo(page, /^Salvar$/);
+    const saved = page.waitForResponse(
+      (r) => r.url().endsWith(`/institution/${south.id}`) && r.request().method() === 'PUT',
+    );
+    await page.keyboard.press('Enter');
+    expect((await saved).status()).toBe(200);
+
+    await tabTo(page, /^Gerar nova chave de API$/);
+    await page.keyboard.press('Space');
+    const dialog = page.getByRole('dialog', { name: 'Gerar nova chave de API?' });
+    await dialog.waitFor();
+    await tabTo(page, /^Gerar nova chave$/, 10);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('api-key').waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.context().close();
+
+    const stored = await call('GET', `/api/administrationbe/institution/${south.id}`, undefined, {
+      authorization: `Bearer ${await adminToken()}`,
+    });
+    expect((stored.body?.data as { supportPhoneNumber: string }).supportPhoneNumber).toBe('(31) 3333-4444');
+  });
+});
+
+async function adminToken(): Promise<string> {
+  const signedIn = await call('POST', '/api/v2/auth/login', {
+    userName: portal.admin.email,
+    password: portal.admin.password,
+    appKey: 'admin',
+  });
+  return (signedIn.body?.data as { accessToken: string }).accessToken;
+}
