@@ -88,7 +88,12 @@ export async function createPortal(config: Config, options: StartOptions = {}): 
     db: database.db,
     dialect: database.dialect,
     database,
-    writes: new GroupedWrites(database.db),
+    writes: new GroupedWrites(
+      database.db,
+      database.sqlite && config.database.dialect === 'sqlite'
+        ? { connection: database.sqlite, file: config.database.file }
+        : undefined,
+    ),
     storage: createStorage(config.storage),
     clock: options.clock ?? systemClock,
     log,
@@ -133,7 +138,7 @@ export async function createPortal(config: Config, options: StartOptions = {}): 
       await mllp?.close();
       await app.close();
       await worker?.stop();
-      await ctx.writes.flushed();
+      await ctx.writes.close();
       await database.close();
     })());
   return { app, ctx, metricsServer, startMllp, close };

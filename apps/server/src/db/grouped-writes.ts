@@ -1,3 +1,6 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type SQLite from 'better-sqlite3';
 import type { Insertable } from 'kysely';
 import type { Db } from './database.js';
 import type { Database } from './schema.js';
@@ -36,7 +39,23 @@ export class GroupedWrites {
   private scheduled = false;
   private running: Promise<void> | undefined;
 
-  constructor(private readonly db: Db) {}
+  private readonly insert: (trx: Db, writes: readonly GroupedWrite[]) => Promise<void>;
+  private readonly thread: WriteThread | undefined;
+
+  /**
+   * `sqlite`: the connection under `db` on SQLite, and its file. A database file's groups are
+   * committed by a thread of its own on a connection of its own (`WriteThread`), so the commit's
+   * fsync never holds up the event loop, and the writes asked for meanwhile gather for the next
+   * group. An in-memory database (tests) has only the one connection: its rows are inserted through
+   * statements prepared once per table and columns, inside the transaction Kysely holds.
+   */
+  constructor(
+    private readonly db: Db,
+    sqlite?: { connection: SQLite.Database; file: string },
+  ) {
+    this.insert = sqlite ? preparedInserts(sqlite.connection) : insertAll;
+    this.thread = sqlite && sqlite.file !== ':memory:' ? new WriteThread(sqlite.file) : undefined;
+  }
 
   /** Appends the rows; resolves once they are committed. */
   write(write: GroupedWrite): Promise<void> {
@@ -45,6 +64,12 @@ export class GroupedWrites {
       this.queued.push({ write, resolve, reject });
       this.schedule();
     });
+  }
+
+  /** Waits for every write asked for so far, then ends the write thread (when there is one). */
+  async close(): Promise<void> {
+    await this.flushed();
+    await this.thread?.close();
   }
 
   /** Resolves once every write asked for so far is committed (or has failed). */
@@ -71,9 +96,19 @@ export class GroupedWrites {
   private async commitQueued(): Promise<void> {
     const group = this.queued;
     this.queued = [];
+    if (this.thread) {
+      let errors: Array<Error | null>;
+      try {
+        errors = await this.thread.commit(group.map((p) => p.write));
+      } catch (error) {
+        errors = group.map(() => (error instanceof Error ? error : new Error(String(error))));
+      }
+      group.forEach((p, i) => (errors[i] ? p.reject(errors[i]) : p.resolve()));
+      return;
+    }
     try {
       await this.db.transaction().execute((trx) =>
-        insertAll(
+        this.insert(
           trx,
           group.map((p) => p.write),
         ),
@@ -86,7 +121,7 @@ export class GroupedWrites {
       }
       for (const p of group) {
         try {
-          await this.db.transaction().execute((trx) => insertAll(trx, [p.write]));
+          await this.db.transaction().execute((trx) => this.insert(trx, [p.write]));
           p.resolve();
         } catch (own) {
           p.reject(own);
@@ -114,5 +149,177 @@ async function insertAll(trx: Db, writes: readonly GroupedWrite[]): Promise<void
       const conflict = write.ignoreConflicts as Array<keyof Database['auditEvents'] & string> | undefined;
       await (conflict?.length ? insert.onConflict((oc) => oc.columns(conflict).doNothing()) : insert).execute();
     }
+  }
+}
+
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** The insert statement of one row of a write, and the row's columns in the statement's order. */
+function insertStatement(write: GroupedWrite, row: Record<string, unknown>): { sql: string; columns: string[] } {
+  const columns = Object.keys(row);
+  const conflict = write.ignoreConflicts?.length
+    ? ` on conflict (${write.ignoreConflicts.map(snake).join(', ')}) do nothing`
+    : '';
+  return {
+    columns,
+    sql: `insert into ${snake(write.table)} (${columns.map(snake).join(', ')}) values (${columns.map(() => '?').join(', ')})${conflict}`,
+  };
+}
+
+/** Each write as [statement, values] per row, with statements kept by table, columns and conflict rule. */
+function statementsOf() {
+  const known = new Map<string, { sql: string; columns: string[] }>();
+  return (write: GroupedWrite): Array<[string, unknown[]]> =>
+    (write.rows as Array<Record<string, unknown>>).map((row) => {
+      const key = `${write.table}|${Object.keys(row).join(',')}|${(write.ignoreConflicts ?? []).join(',')}`;
+      let statement = known.get(key);
+      if (!statement) {
+        statement = insertStatement(write, row);
+        known.set(key, statement);
+      }
+      return [statement.sql, statement.columns.map((c) => row[c])];
+    });
+}
+
+/**
+ * Inserts on SQLite through statements prepared once per table, columns and conflict rule, one row
+ * at a time (better-sqlite3 runs them synchronously on the connection the transaction holds).
+ */
+function preparedInserts(sqlite: SQLite.Database) {
+  const rowsOf = statementsOf();
+  const prepared = new Map<string, SQLite.Statement>();
+  return async (_trx: Db, writes: readonly GroupedWrite[]): Promise<void> => {
+    for (const write of writes) {
+      for (const [sql, values] of rowsOf(write)) {
+        let statement = prepared.get(sql);
+        if (!statement) {
+          statement = sqlite.prepare(sql);
+          prepared.set(sql, statement);
+        }
+        statement.run(values);
+      }
+    }
+  };
+}
+
+/*
+ * The write thread's program (CommonJS, run from this text so it needs no file of its own in the
+ * build): one connection to the database file, as durable as the main one (WAL, fsync on every
+ * commit). Each message is a group: its writes are committed in one transaction; when that fails,
+ * each write in a transaction of its own, so a bad write fails its own caller only.
+ */
+const WRITE_THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = FULL');
+db.pragma('foreign_keys = ON');
+db.pragma('busy_timeout = 10000');
+const statements = new Map();
+const insert = db.transaction((writes) => {
+  for (const rows of writes) {
+    for (const [sql, values] of rows) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = db.prepare(sql);
+        statements.set(sql, statement);
+      }
+      statement.run(values);
+    }
+  }
+});
+const describe = (e) => ({ message: e && e.message ? String(e.message) : String(e), code: e && e.code });
+parentPort.on('message', ({ id, writes }) => {
+  if (id === 'close') {
+    db.close();
+    parentPort.postMessage({ id });
+    return;
+  }
+  try {
+    insert.immediate(writes);
+    parentPort.postMessage({ id, errors: null });
+    return;
+  } catch (error) {
+    if (writes.length === 1) {
+      parentPort.postMessage({ id, errors: [describe(error)] });
+      return;
+    }
+  }
+  const errors = writes.map((rows) => {
+    try {
+      insert.immediate([rows]);
+      return null;
+    } catch (error) {
+      return describe(error);
+    }
+  });
+  parentPort.postMessage({ id, errors });
+});
+`;
+
+interface ThreadAnswer {
+  id: number | 'close';
+  errors?: Array<{ message: string; code?: string } | null> | null;
+}
+
+/** A worker thread committing groups of writes on its own connection to a SQLite file. */
+class WriteThread {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number | 'close', (answer: ThreadAnswer) => void>();
+  private readonly rowsOf = statementsOf();
+  private next = 0;
+  private failure: Error | undefined;
+
+  constructor(file: string) {
+    this.worker = new Worker(WRITE_THREAD_SOURCE, {
+      eval: true,
+      workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3') },
+    });
+    // The process may end while it idles; a commit in flight is awaited by its caller.
+    this.worker.unref();
+    this.worker.on('message', (answer: ThreadAnswer) => {
+      const settle = this.waiting.get(answer.id);
+      this.waiting.delete(answer.id);
+      settle?.(answer);
+    });
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', (code) => this.fail(new Error(`the write thread ended (exit code ${code})`)));
+  }
+
+  /** Commits the writes as one group; per write, null or the error that refused it. */
+  async commit(writes: readonly GroupedWrite[]): Promise<Array<Error | null>> {
+    if (this.failure) throw this.failure;
+    const id = this.next++;
+    const answer = await new Promise<ThreadAnswer>((resolve) => {
+      this.waiting.set(id, resolve);
+      this.worker.ref();
+      this.worker.postMessage({ id, writes: writes.map((w) => this.rowsOf(w)) });
+    }).finally(() => {
+      if (this.waiting.size === 0) this.worker.unref();
+    });
+    if (answer.id === -1) throw this.failure ?? new Error('the write thread ended');
+    return writes.map((_, i) => {
+      const e = answer.errors?.[i];
+      return e ? Object.assign(new Error(e.message), e.code ? { code: e.code } : {}) : null;
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.failure) return;
+    await new Promise<ThreadAnswer>((resolve) => {
+      this.waiting.set('close', resolve);
+      this.worker.ref();
+      this.worker.postMessage({ id: 'close' });
+    });
+    this.failure = new Error('the write thread is closed');
+    await this.worker.terminate();
+  }
+
+  /** The thread is gone: every commit waiting and every later one fails. */
+  private fail(error: Error): void {
+    this.failure ??= error;
+    for (const settle of this.waiting.values()) settle({ id: -1 });
+    this.waiting.clear();
   }
 }

@@ -178,10 +178,14 @@ export class S3Storage implements Storage {
     }
   }
 
-  async read(key: string): Promise<Buffer> {
+  async read(key: string, size?: number): Promise<Buffer> {
     const chunks: Buffer[] = [];
     for await (const chunk of await this.get(key)) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
+    const whole = Buffer.concat(chunks);
+    if (size !== undefined && whole.length !== size) {
+      throw new Error(`stored object ${key} is ${whole.length} bytes, not ${size}`);
+    }
+    return whole;
   }
 
   async delete(key: string): Promise<void> {

@@ -22,8 +22,12 @@ export interface Storage {
    */
   put(key: string, body: Readable, options: { contentType: string; maxBytes: number }): Promise<StoredObject>;
   get(key: string, range?: ByteRange): Promise<Readable>;
-  /** The whole file in memory, in one call: for files that are read whole anyway (merges, zips). */
-  read(key: string): Promise<Buffer>;
+  /**
+   * The whole file in memory, in one call: for files that are read whole anyway (merges, zips) and
+   * small files sent whole. `size`, when the caller knows it (stored with the file), lets the disk
+   * read it in one system call; a file of another size is refused.
+   */
+  read(key: string, size?: number): Promise<Buffer>;
   delete(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
   /** A local path for the file when the backend has one (lets tools read it directly). */

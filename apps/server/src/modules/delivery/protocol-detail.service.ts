@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
-import { studiesOfExamKeys } from '../dicom/dicom.repository.js';
+import { studyUidsOfExamKeys } from '../dicom/dicom.repository.js';
 import {
   auditPatient,
   auditUser,
@@ -52,15 +52,13 @@ export async function protocolDetail(
  */
 async function attachDicomStudies(ctx: AppContext, institutionId: string, exams: Exam[]): Promise<void> {
   const shown = exams.filter((e) => !e.hideImageButtonExam);
-  const studies = await studiesOfExamKeys(
-    ctx.db,
+  const studies = await studyUidsOfExamKeys(
+    ctx.database.reader,
     institutionId,
     shown.map((e) => e.examKey),
   );
   for (const exam of exams) {
-    exam.dicomStudyUid = exam.hideImageButtonExam
-      ? null
-      : (studies.find((s) => s.accessionNumber === exam.examKey)?.studyUid ?? null);
+    exam.dicomStudyUid = exam.hideImageButtonExam ? null : (studies.get(exam.examKey) ?? null);
   }
 }
 

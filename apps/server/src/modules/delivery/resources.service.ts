@@ -30,7 +30,8 @@ export const REPORTS_LEFT_OUT_HEADER = 'x-reports-left-out';
 export interface FileAnswer {
   status: 200 | 206;
   headers: Record<string, string>;
-  body: Readable;
+  /** A small file whole (one read, one write to the socket), a large one or a range as a stream. */
+  body: Readable | Buffer;
 }
 
 type ResourceKind = 'report' | 'image' | 'signature';
@@ -167,9 +168,11 @@ async function fileAnswer(
   if (range === 'unsatisfiable') {
     throw new AppError(416, ServerMessage.validation, undefined, { 'content-range': `bytes */${size}` });
   }
-  let body: Readable;
+  let body: Readable | Buffer;
   try {
-    body = await ctx.storage.get(key, range);
+    // A report is read whole (a known size, one read), larger files and ranges are streamed.
+    body =
+      !range && size <= READ_AHEAD_MAX_FILE ? await ctx.storage.read(key, size) : await ctx.storage.get(key, range);
   } catch {
     throw notFound(ServerMessage.resourceUnavailable);
   }

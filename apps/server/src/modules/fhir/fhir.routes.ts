@@ -141,7 +141,8 @@ export default function fhirRoutes(ctx: AppContext): FastifyPluginAsync {
         }
         // Asked as a resource: the Binary with its bytes in base64.
         const chunks: Buffer[] = [];
-        for await (const chunk of file.body) chunks.push(Buffer.from(chunk as Buffer));
+        if (Buffer.isBuffer(file.body)) chunks.push(file.body);
+        else for await (const chunk of file.body) chunks.push(Buffer.from(chunk as Buffer));
         return sendFhir(reply, 200, {
           resourceType: 'Binary',
           id: request.params.id,
