@@ -20,6 +20,7 @@ import { ensureAdminAccount } from './modules/accounts/admin-bootstrap.js';
 import { startOutboxWorker, type OutboxWorker, type OutboxTransports } from './modules/outbox/outbox.worker.js';
 import { loadDemoData } from './modules/demo/demo-data.js';
 import { runDigests } from './modules/delivery/notifications.service.js';
+import { ACCESS_ALERT_INTERVAL_MS, runAccessAlerts } from './modules/access-log/access-alerts.service.js';
 import { startMllpServer, type MllpServer } from './modules/hl7/mllp-server.js';
 
 /** How often the DAY/WEEK digests are looked at; sending is idempotent per recipient and period. */
@@ -116,12 +117,17 @@ export async function createPortal(config: Config, options: StartOptions = {}): 
       ? await startMetricsServer(metrics, { host: config.host, port: config.metrics.port, token: config.metrics.token })
       : undefined;
   let digestTimer: NodeJS.Timeout | undefined;
+  let alertTimer: NodeJS.Timeout | undefined;
   if (options.outbox !== false) {
     worker = startOutboxWorker(ctx, options.outboxTransports);
     digestTimer = setInterval(() => {
       runDigests(ctx).catch((error: unknown) => ctx.log.error({ err: error }, 'result digests failed'));
     }, DIGEST_INTERVAL_MS);
     digestTimer.unref();
+    alertTimer = setInterval(() => {
+      runAccessAlerts(ctx).catch((error: unknown) => ctx.log.error({ err: error }, 'access alerts failed'));
+    }, ACCESS_ALERT_INTERVAL_MS);
+    alertTimer.unref();
   }
 
   let mllp: MllpServer | undefined;
@@ -134,6 +140,7 @@ export async function createPortal(config: Config, options: StartOptions = {}): 
   const close = () =>
     (closing ??= (async () => {
       clearInterval(digestTimer);
+      clearInterval(alertTimer);
       if (metricsServer) await new Promise((resolve) => metricsServer.close(resolve));
       await mllp?.close();
       await app.close();

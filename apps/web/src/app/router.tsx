@@ -49,6 +49,8 @@ const ExternalExamPage = lazy(() =>
   import('../features/protocol-detail/components/protocol-detail-page').then((m) => ({ default: m.ExternalExamPage })),
 );
 
+const AccessLogPage = lazy(() => import('../features/access-log/components/access-log-page'));
+
 // The DICOM viewer and its renderer load only when a study is opened.
 const StudyViewerPage = lazy(() => import('../features/dicom-viewer/components/study-viewer-page'));
 
@@ -70,6 +72,7 @@ export const AUTHENTICATED_PATHS = [
   '/patient/edit',
   '/physician/edit',
   '/external-user/edit',
+  '/patient/accesses',
 ] as const;
 
 /** Spec 6: physician screens need the physician flag. */
@@ -77,6 +80,11 @@ const physicianOnly = (screen: ReactNode) => <RequireRole flag="isPhysicianType"
 
 const SCREENS: Record<(typeof AUTHENTICATED_PATHS)[number], ReactNode> = {
   '/patient/edit': <PatientEditPage />,
+  '/patient/accesses': (
+    <RequireRole flag="isUserType">
+      <AccessLogPage />
+    </RequireRole>
+  ),
   '/physician/edit': physicianOnly(<PhysicianEditPage />),
   '/external-user/edit': <ExternalUserEditPage />,
   '/dashboard/patient/protocols': <PatientDashboardPage />,

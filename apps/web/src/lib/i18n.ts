@@ -3,7 +3,7 @@ import { initReactI18next } from 'react-i18next';
 import { DEFAULT_LANGUAGE, type Language } from '@portal/shared/limits';
 import { normalizeLanguage } from '@portal/shared/validation';
 
-export const NAMESPACES = ['common', 'errors', 'auth', 'account', 'results'] as const;
+export const NAMESPACES = ['common', 'errors', 'auth', 'account', 'results', 'accesses'] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 
 const LANGUAGE_KEY = 'portal.language';

@@ -149,3 +149,64 @@ export async function setAccessAlerts(db: Db, userId: string, enabled: boolean, 
     .where('id', '=', userId)
     .execute();
 }
+
+/** The events that tell of someone opening a result (a sign-in alone opens nothing). */
+export const OPENING_EVENTS = ACCESS_EVENTS.filter(
+  (e) => e !== 'LOGIN' && e !== 'PROTOCOL_DISABLED' && e !== 'PROTOCOL_ENABLED',
+);
+
+/**
+ * Per patient who asked for alerts and per protocol of his: the openings by someone else since
+ * `since` that no alert has told of yet, when the last alert is older than `windowStart`.
+ */
+export function alertCandidates(db: Db, since: string, until: string, windowStart: string) {
+  return db
+    .selectFrom('auditEvents as a')
+    .innerJoin('protocols as p', 'p.id', 'a.protocolId')
+    .innerJoin('users as u', 'u.id', 'p.patientUserId')
+    .innerJoin('institutions as i', 'i.id', 'p.institutionId')
+    .leftJoin('accessAlertSends as s', (join) => join.onRef('s.userId', '=', 'u.id').onRef('s.protocolId', '=', 'p.id'))
+    .where('a.occurredAt', '>=', since)
+    .where('a.occurredAt', '<=', until)
+    .where('a.event', 'in', OPENING_EVENTS)
+    .where('a.application', '=', 'results-portal')
+    .where('u.accessAlerts', '=', 1)
+    .where('u.disabled', '=', 0)
+    .where('p.disabled', '=', 0)
+    .where((eb) => eb.not(eb.and([eb('a.role', '=', 'PATIENT'), eb('a.systemUserId', '=', eb.ref('p.patientUserId'))])))
+    .where((eb) =>
+      eb.or([
+        eb('s.sentAt', 'is', null),
+        eb.and([eb('s.sentAt', '<', windowStart), eb('a.occurredAt', '>', eb.ref('s.sentAt'))]),
+      ]),
+    )
+    .select((eb) => [
+      'u.id as userId',
+      'u.email',
+      'u.language',
+      'p.id as protocolId',
+      'p.number as protocolNumber',
+      'i.name as institutionName',
+      eb.fn.countAll<number | string>().as('openings'),
+    ])
+    .groupBy(['u.id', 'u.email', 'u.language', 'p.id', 'p.number', 'i.name'])
+    .execute();
+}
+
+/**
+ * Takes the alert of a patient's protocol for `now` unless one was sent after `windowStart`
+ * (by this process or another): true when this caller may send it.
+ */
+export async function claimAlert(db: Db, userId: string, protocolId: string, now: string, windowStart: string) {
+  const result = await db
+    .insertInto('accessAlertSends')
+    .values({ userId, protocolId, sentAt: now })
+    .onConflict((oc) =>
+      oc
+        .columns(['userId', 'protocolId'])
+        .doUpdateSet({ sentAt: now })
+        .where('accessAlertSends.sentAt', '<', windowStart),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}

@@ -14,6 +14,7 @@ const KINDS: Record<MailKind, string | undefined> = {
   protocolShared: '/landing/t7',
   resultReady: undefined,
   resultDigest: '/login',
+  accessAlert: '/patient/accesses?protocol=p1',
 };
 
 describe('mail templates', () => {

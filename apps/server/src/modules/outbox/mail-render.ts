@@ -46,6 +46,7 @@ function valuesOf(mail: MailRequest): MailValues {
     count: num(p.count),
     period: period === 'WEEK' ? 'WEEK' : period === 'DAY' ? 'DAY' : undefined,
     tag: str(p.tag),
+    protocol: str(p.protocol),
   };
 }
 

@@ -12,6 +12,8 @@ export interface MailValues {
   count?: number;
   period?: 'DAY' | 'WEEK';
   tag?: string;
+  /** A protocol's number (access alerts). */
+  protocol?: string;
 }
 
 /** The words of one mail; the layout turns them into the text and HTML parts. */
@@ -141,6 +143,17 @@ const pt: LanguageTexts = {
       action: 'Ver os exames',
       after: ['Se você não conhece quem enviou, ignore este e-mail.'],
     }),
+    accessAlert: (v) => ({
+      subject: 'Outra pessoa abriu seus resultados',
+      paragraphs: [
+        `Alguém que não é você abriu ${v.count === undefined || v.count === 1 ? 'um resultado' : `resultados (${v.count} acessos)`}${v.protocol ? ` do protocolo ${v.protocol}` : ''}${v.institution ? ` de ${v.institution}` : ''}.`,
+        'Pode ser o seu médico, a clínica ou alguém com quem você compartilhou. Veja no portal quem foi e quando.',
+      ],
+      action: 'Ver quem viu meus resultados',
+      after: [
+        'Você recebe no máximo um aviso por protocolo a cada 6 horas. Para não receber mais, desligue os avisos na mesma tela.',
+      ],
+    }),
     resultReady: (v) => ({
       subject: 'Você tem um novo resultado de exame',
       paragraphs: [
@@ -246,6 +259,17 @@ const es: LanguageTexts = {
       action: 'Ver los exámenes',
       after: ['Si no conoce a quien lo envió, ignore este correo.'],
     }),
+    accessAlert: (v) => ({
+      subject: 'Otra persona abrió sus resultados',
+      paragraphs: [
+        `Alguien que no es usted abrió ${v.count === undefined || v.count === 1 ? 'un resultado' : `resultados (${v.count} accesos)`}${v.protocol ? ` del protocolo ${v.protocol}` : ''}${v.institution ? ` de ${v.institution}` : ''}.`,
+        'Puede ser su médico, la clínica o alguien con quien usted compartió. Vea en el portal quién fue y cuándo.',
+      ],
+      action: 'Ver quién vio mis resultados',
+      after: [
+        'Recibe como máximo un aviso por protocolo cada 6 horas. Para no recibir más, desactive los avisos en la misma pantalla.',
+      ],
+    }),
     resultReady: (v) => ({
       subject: 'Tiene un nuevo resultado de examen',
       paragraphs: [
@@ -350,6 +374,17 @@ const en: LanguageTexts = {
       ],
       action: 'See the exams',
       after: ['If you do not know the sender, ignore this e-mail.'],
+    }),
+    accessAlert: (v) => ({
+      subject: 'Someone else opened your results',
+      paragraphs: [
+        `Someone other than you opened ${v.count === undefined || v.count === 1 ? 'a result' : `results (${v.count} accesses)`}${v.protocol ? ` of protocol ${v.protocol}` : ''}${v.institution ? ` from ${v.institution}` : ''}.`,
+        'It may be your physician, the clinic or someone you shared it with. See on the portal who it was and when.',
+      ],
+      action: 'See who saw my results',
+      after: [
+        'You get at most one notice per protocol every 6 hours. To stop them, turn the notices off on that same screen.',
+      ],
     }),
     resultReady: (v) => ({
       subject: 'You have a new exam result',

@@ -16,7 +16,8 @@ export type MailKind =
   | 'externalFirstPassword'
   | 'protocolShared'
   | 'resultReady'
-  | 'resultDigest';
+  | 'resultDigest'
+  | 'accessAlert';
 
 export interface MailRequest {
   kind: MailKind;

@@ -58,6 +58,11 @@ export function Header() {
                   <Menu.Item component={Link} to={editPath}>
                     {t('header.myAccount')}
                   </Menu.Item>
+                  {user?.isUserType && (
+                    <Menu.Item component={Link} to="/patient/accesses">
+                      {t('header.accesses')}
+                    </Menu.Item>
+                  )}
                 </Menu.Dropdown>
               </Menu>
             )}

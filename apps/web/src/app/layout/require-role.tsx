@@ -4,10 +4,10 @@ import { landingTarget } from '../../features/auth/landing-redirect';
 import { type SessionUser, useCredentials } from '../../lib/session';
 
 /** The flag of spec 6 a screen needs. */
-export type RoleFlag = 'isPhysicianType';
+export type RoleFlag = 'isPhysicianType' | 'isUserType';
 
 /**
- * Spec 6: physician screens use the physician flag. Someone without it is sent to his own
+ * Spec 6: physician screens use the physician flag, patients' own screens the patient flag. Someone without it is sent to his own
  * dashboard (spec 2.3) instead of an empty frame; a user no dashboard accepts goes to landing.
  */
 export function RequireRole({ flag, children }: { flag: RoleFlag; children: ReactNode }) {

@@ -160,6 +160,15 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
         <Title order={1} size="h2">
           {t('results:detail.title', { number: protocol.number })}
         </Title>
+        {variant === 'patient' && (
+          <Anchor
+            component={Link}
+            to={`/patient/accesses?protocol=${encodeURIComponent(protocol.requestId)}`}
+            size="sm"
+          >
+            {t('results:detail.accesses')}
+          </Anchor>
+        )}
         <InstitutionNotice notice={protocol.institutionNotice} />
         <Paper withBorder p="md" radius="md">
           <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="sm" component="dl" m={0}>
