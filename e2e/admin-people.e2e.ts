@@ -292,6 +292,37 @@ describe('administration console: integration calls', () => {
   });
 });
 
+describe('administration console: HL7 sending facilities', () => {
+  it('keeps an institution’s MSH-4 facilities, one a line, and refuses one that is another’s', async () => {
+    const page = adminPage;
+    await page.goto(`/admin/institution/edit/${north.id}`);
+    // The form is filled once the institution has arrived: typing before would be overwritten.
+    await page.getByRole('heading', { level: 2, name: 'Instituição: Laboratório Norte' }).waitFor();
+    const field = page.getByRole('textbox', { name: /^Remetentes HL7/ });
+    await field.fill('lab-norte\nLAB-NORTE-2, lab-norte');
+    const saved = page.waitForResponse(
+      (r) => r.url().endsWith(`/institution/${north.id}`) && r.request().method() === 'PUT',
+    );
+    await page.getByRole('button', { name: 'Salvar', exact: true }).click();
+    expect((await saved).status()).toBe(200);
+    const stored = await call('GET', `/api/administrationbe/institution/${north.id}`, undefined, {
+      authorization: `Bearer ${await adminToken()}`,
+    });
+    expect((stored.body?.data as { hl7SendingFacilities: string[] }).hl7SendingFacilities).toEqual([
+      'LAB-NORTE',
+      'LAB-NORTE-2',
+    ]);
+    await page.reload();
+    await expect.poll(() => field.inputValue(), { timeout: 15_000 }).toBe('LAB-NORTE\nLAB-NORTE-2');
+
+    await page.goto(`/admin/institution/edit/${south.id}`);
+    await page.getByRole('heading', { level: 2, name: 'Instituição: Clínica Sul' }).waitFor();
+    await field.fill('LAB-NORTE');
+    await page.getByRole('button', { name: 'Salvar', exact: true }).click();
+    await page.getByText('Um dos remetentes HL7 já pertence a outra instituição.').waitFor();
+  });
+});
+
 describe('administration console: screens without data', () => {
   it('shows a not-found page, an empty creation form and an unknown institution', async () => {
     const page = adminPage;
@@ -300,6 +331,8 @@ describe('administration console: screens without data', () => {
     await checkScreen(page, 'admin-not-found');
     await page.goto('/admin/institution/new');
     await page.getByRole('heading', { level: 2, name: 'Nova instituição' }).waitFor();
+    // Every control speaks the console's language, the logo's file button too.
+    await page.getByRole('button', { name: 'Escolher arquivo do logotipo' }).waitFor();
     await checkScreen(page, 'admin-institution-new');
     await page.goto('/admin/institution/edit/nao-existe');
     await page.getByText('Não encontrado.').waitFor();
@@ -350,11 +383,15 @@ describe('administration console with the keyboard alone', () => {
   });
 });
 
+let session = '';
+/** One API session of the first admin for the whole file: sign-ins are paced per address. */
 async function adminToken(): Promise<string> {
+  if (session) return session;
   const signedIn = await call('POST', '/api/v2/auth/login', {
     userName: portal.admin.email,
     password: portal.admin.password,
     appKey: 'admin',
   });
-  return (signedIn.body?.data as { accessToken: string }).accessToken;
+  session = (signedIn.body?.data as { accessToken: string }).accessToken;
+  return session;
 }

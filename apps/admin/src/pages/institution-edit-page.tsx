@@ -7,6 +7,7 @@ import {
   Code,
   CopyButton,
   Fieldset,
+  FileButton,
   Group,
   Image,
   NativeSelect,
@@ -193,12 +194,17 @@ export function InstitutionEditPage() {
                   description={t('institution.logoHelp')}
                   {...form.register('logoPath')}
                 />
-                <input
-                  type="file"
+                {/* Mantine's file button: the browser's own file input speaks the browser's language, not the console's. */}
+                <FileButton
+                  onChange={(file) => readLogo(file ?? undefined)}
                   accept="image/png,image/jpeg,image/svg+xml"
-                  aria-label={t('institution.logoFile')}
-                  onChange={(e) => readLogo(e.currentTarget.files?.[0])}
-                />
+                >
+                  {(props) => (
+                    <Button {...props} variant="light" size="xs" w="fit-content">
+                      {t('institution.logoFile')}
+                    </Button>
+                  )}
+                </FileButton>
               </Stack>
             </SimpleGrid>
           </Fieldset>
