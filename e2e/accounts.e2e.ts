@@ -204,6 +204,13 @@ describe('physician registration', () => {
     await crm.waitFor();
     expect(await crm.inputValue()).toBe('123456');
     expect(await crm.getAttribute('readonly')).not.toBeNull();
+    // Read-only fields look read-only: grey, a dashed border, no text cursor.
+    expect(
+      await crm.evaluate((el) => {
+        const style = getComputedStyle(el);
+        return [style.borderTopStyle, style.backgroundColor, style.cursor];
+      }),
+    ).toEqual(['dashed', 'rgb(241, 243, 245)', 'default']);
     expect(await page.getByLabel(/^UF do CRM/).inputValue()).toBe('SP');
     expect(await page.getByLabel(/^Nome completo/).inputValue()).toBe('Carlos Lima');
     await screenshotBothWidths(page, 'physician-create');

@@ -33,7 +33,16 @@ describe('login screen', () => {
     await dialog.waitFor();
     expect(await dialog.textContent()).toContain('Não pague por exames entregues em casa');
     await expectAccessible(page, '/login with the scam warning');
+    // The modal's own header is no second banner: the page keeps exactly one.
+    expect(await page.getByRole('banner', { includeHidden: true }).count()).toBe(1);
+    await screenshotBothWidths(page, 'login-scam-warning');
     await dismissScamWarning(page);
+    // WCAG 2.5.3: the names of the logo link and of the language button start with what they show.
+    const home = page.getByRole('banner').getByRole('link');
+    expect(await home.getAttribute('aria-label')).toMatch(/^Entrega de Resultados\b/);
+    expect(await home.textContent()).toBe('Entrega de Resultados');
+    const language = page.getByRole('button', { name: /^PT-BR: idioma/ });
+    expect((await language.textContent())?.trim()).toBe('PT-BR');
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Entrega de resultados' }).waitFor();
     expect(await page.getByRole('dialog').count()).toBe(0);
@@ -219,6 +228,19 @@ describe('loading', () => {
     }
     expect(text).not.toContain('<html');
     await context.close();
+  });
+});
+
+describe('/loading', () => {
+  it('says what is loading under a level-one heading, at both widths', async () => {
+    const page = await open('/loading');
+    await dismissScamWarning(page);
+    await page.getByRole('heading', { level: 1, name: 'Carregando, aguarde…' }).waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).count()).toBe(1);
+    expect(await page.title()).toContain('Carregando');
+    await screenshotBothWidths(page, 'loading');
+    await expectAccessible(page, '/loading');
+    await page.context().close();
   });
 });
 

@@ -624,6 +624,24 @@ describe('patient dashboard', () => {
     await dialog.getByRole('button', { name: 'Compartilhar' }).click();
     await page.getByText('Protocolo compartilhado. Os destinatários receberão o link por e-mail.').waitFor();
 
+    // The account screen lists the shares: a table on a wide screen, one card per share on a phone.
+    await page.goto('/patient/edit');
+    await page.getByRole('button', { name: 'Protocolos compartilhados' }).click();
+    const table = page.getByRole('region', { name: 'Lista de compartilhamentos' });
+    await table.getByRole('cell', { name: 'bia.rocha@example.com' }).waitFor();
+    expect(await table.getAttribute('tabindex')).toBe('0');
+    expect(await page.getByTestId('share-card').first().isVisible()).toBe(false);
+    await screenshotBothWidths(page, 'results-shares-list');
+    await expectAccessible(page, 'shares list');
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await table.isVisible()).toBe(false);
+    const cards = page.getByTestId('share-card');
+    expect(await cards.count()).toBe(2);
+    await cards.filter({ hasText: 'ana.costa@example.com' }).getByText('Protocolo: P-001').waitFor();
+    await cards.filter({ hasText: 'ana.costa@example.com' }).getByRole('button', { name: 'Revogar' }).waitFor();
+    await expectAccessible(page, 'shares as cards on a phone');
+    await fitsPhoneWidth(page);
+
     const path = (link: string) => new URL(link).pathname;
     const anaLink = linkIn(await mailbox.waitFor('ana.costa@example.com'), portal.baseUrl, '/landing/');
     const biaLink = linkIn(await mailbox.waitFor('bia.rocha@example.com'), portal.baseUrl, '/landing/');

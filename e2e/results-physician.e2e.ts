@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
+import { ARTIFACTS, expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
 import { ROOT } from './support/build';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
 import { openPage, signIn } from './support/pages';
@@ -257,11 +257,35 @@ describe('physician dashboard', () => {
     await screenshotBothWidths(page, 'results-physician-dashboard');
     await expectAccessible(page, 'physician dashboard');
     await fitsPhoneWidth(page);
-    // On a phone each filter spans the screen, so the search hint is read whole.
+    // On a phone the filters fold behind one "Filtros" button, so the first result is above the fold.
     await page.setViewportSize({ width: 390, height: 844 });
+    const fold = page.getByRole('button', { name: 'Filtros', exact: true });
+    expect(await fold.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.getByRole('searchbox', { name: 'Buscar' }).isVisible()).toBe(false);
+    const firstResult = await rows(page).first().boundingBox();
+    expect(firstResult!.y + 80).toBeLessThan(844);
+    await page.screenshot({ path: `${ARTIFACTS}/results-physician-dashboard-folded-390.png` });
+    // Unfolded, each filter spans the screen, so the search hint is read whole.
+    await fold.click();
+    expect(await fold.getAttribute('aria-expanded')).toBe('true');
     const searchBox = await page.getByRole('searchbox', { name: 'Buscar' }).boundingBox();
     expect(searchBox?.width).toBeGreaterThan(340);
+    await page.screenshot({ path: `${ARTIFACTS}/results-physician-dashboard-unfolded-390.png`, fullPage: true });
+    await expectAccessible(page, 'physician dashboard, filters unfolded on a phone');
     await page.setViewportSize({ width: 1280, height: 900 });
+    expect(await fold.isVisible()).toBe(false);
+
+    // The calendar is a dialog named after its field, its arrows are named, and the days of the
+    // months around stay readable (axe checks their contrast while it is open).
+    await page.getByRole('button', { name: /^Período/ }).click();
+    const calendar = page.getByRole('dialog', { name: /Período/ });
+    await calendar.waitFor();
+    await calendar.getByRole('button', { name: 'Mês anterior' }).waitFor();
+    await calendar.getByRole('button', { name: 'Próximo mês' }).waitFor();
+    await screenshotBothWidths(page, 'results-physician-calendar');
+    await expectAccessible(page, 'physician dashboard with the calendar open');
+    await page.keyboard.press('Escape');
+    await calendar.waitFor({ state: 'detached' });
 
     await pickPreset(page, 'Últimos 14 dias');
     await count(page, 59);
@@ -275,7 +299,26 @@ describe('physician dashboard', () => {
     await page.getByRole('option', { name: `${TAG} · Hospital Boa Vista` }).click();
     await count(page, 58);
 
-    await page.getByRole('textbox', { name: 'Agrupar por' }).click();
+    // A select the browser calls read-only still looks like a field one can change (white, solid
+    // border, a hand); checkboxes show a visible box.
+    const groupByField = page.getByRole('textbox', { name: 'Agrupar por' });
+    expect(await groupByField.getAttribute('readonly')).not.toBeNull();
+    const look = (field: Locator) =>
+      field.evaluate((el) => {
+        const style = getComputedStyle(el);
+        return {
+          border: `${style.borderTopStyle} ${style.borderTopWidth}`,
+          background: style.backgroundColor,
+          cursor: style.cursor,
+        };
+      });
+    expect(await look(groupByField)).toMatchObject({ background: 'rgb(255, 255, 255)', cursor: 'pointer' });
+    expect((await look(groupByField)).border).toMatch(/^solid /);
+    expect(await look(page.locator('input[type="checkbox"]:not(:checked)').first())).toMatchObject({
+      border: 'solid 2px',
+    });
+
+    await groupByField.click();
     await page.getByRole('option', { name: 'Paciente' }).click();
     await page.locator('tbody th', { hasText: 'Ana Beatriz Souza' }).first().waitFor();
     await page.getByRole('textbox', { name: 'Agrupar por' }).click();

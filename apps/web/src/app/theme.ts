@@ -43,6 +43,8 @@ export const cssVariablesResolver: CSSVariablesResolver = () => ({
     '--mantine-color-medical-light-color': '#114680',
     '--mantine-color-gray-light-color': '#343a40',
     '--mantine-color-blue-9': '#0b4a8b',
+    // Out-of-range values in tables sit on striped grey rows: 7:1 there too.
+    '--mantine-color-red-9': '#8e1b1b',
     '--mantine-color-red-filled': '#a51d1d',
     '--mantine-color-red-filled-hover': '#8e1b1b',
     '--mantine-color-red-text': '#a51d1d',

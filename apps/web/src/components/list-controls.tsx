@@ -39,10 +39,11 @@ export function DateRangeFilter({
   const [partial, setPartial] = useState<[string | null, string | null] | null>(null);
   const draft = partial ?? [dayjs(value[0]).format('YYYY-MM-DD'), dayjs(value[1]).format('YYYY-MM-DD')];
   const language = currentLanguage();
+  const fieldLabel = label ?? t('filters.period');
   return (
     <DatePickerInput
       type="range"
-      label={label ?? t('filters.period')}
+      label={fieldLabel}
       value={draft}
       locale={language === 'en' ? 'en' : language}
       valueFormat="DD/MM/YYYY"
@@ -60,8 +61,8 @@ export function DateRangeFilter({
           onChange([dayjs(from).toDate(), dayjs(to).toDate()]);
         } else setPartial(next);
       }}
-      // The month arrows and level buttons are named (axe: button-name), and the calendar popup is a
-      // dialog named after the field.
+      // The month arrows are named (axe: button-name); the level buttons keep the month or year they
+      // show as their name (WCAG 2.5.3).
       ariaLabels={{
         previousMonth: t('filters.calendar.previousMonth'),
         nextMonth: t('filters.calendar.nextMonth'),
@@ -69,10 +70,15 @@ export function DateRangeFilter({
         nextYear: t('filters.calendar.nextYear'),
         previousDecade: t('filters.calendar.previousDecade'),
         nextDecade: t('filters.calendar.nextDecade'),
-        monthLevelControl: t('filters.calendar.monthLevel'),
-        yearLevelControl: t('filters.calendar.yearLevel'),
       }}
-      popoverProps={{ withRoles: true }}
+      // The popup's target is the field's button, whose text is the chosen dates: the dialog is named
+      // after the field's label instead.
+      popoverProps={{
+        withRoles: true,
+        attributes: {
+          dropdown: { 'aria-labelledby': undefined, 'aria-label': t('filters.calendar.dialog', { field: fieldLabel }) },
+        },
+      }}
       classNames={{ day: 'calendar-day' }}
       miw={230}
     />

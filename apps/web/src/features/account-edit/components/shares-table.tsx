@@ -1,11 +1,11 @@
+import '@mantine/core/styles/Card.css';
 import '@mantine/core/styles/Pagination.css';
-import '@mantine/core/styles/ScrollArea.css';
-import '@mantine/core/styles/Table.css';
-import { Button, Group, Loader, Modal, Pagination, ScrollArea, Stack, Table, Text } from '@mantine/core';
+import { Box, Button, Card, Group, Loader, Modal, Pagination, Stack, Table, Text } from '@mantine/core';
 import { PAGER_WINDOW, TOAST_MS } from '@portal/shared/limits';
 import type { ShareRecord } from '@portal/shared/schemas/shares';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ScrollTable } from '../../../components/scroll-table';
 import { StatusBadge } from '../../../components/status-badge';
 import { formatExamDate } from '../../../lib/dates';
 import { errorText } from '../../../lib/errors';
@@ -44,32 +44,56 @@ export function SharesTable({ userId }: { userId: string }) {
 
   return (
     <Stack gap="sm">
-      <ScrollArea type="auto">
-        <Table striped withTableBorder miw={560}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">{t('shares.sentAt')}</Table.Th>
-              <Table.Th scope="col">{t('shares.protocol')}</Table.Th>
-              <Table.Th scope="col">{t('shares.email')}</Table.Th>
-              <Table.Th scope="col">{t('shares.days')}</Table.Th>
-              <Table.Th scope="col">{t('shares.active')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {shares.data.items.map((share) => (
-              <Table.Tr key={share.id}>
-                <Table.Td>{formatExamDate(share.creationDate) ?? t('shares.notInformed')}</Table.Td>
-                <Table.Td>{share.protocolNumber}</Table.Td>
-                <Table.Td style={{ wordBreak: 'break-all' }}>{share.email}</Table.Td>
-                <Table.Td>{share.daysExpiration}</Table.Td>
-                <Table.Td>
-                  <ShareState share={share} onRevoke={() => setConfirming(share)} />
-                </Table.Td>
+      {/* Phones get one card per share; wider screens the table. Chosen by CSS, so the first paint is final. */}
+      <Stack gap="xs" hiddenFrom="sm" data-testid="share-cards">
+        {shares.data.items.map((share) => (
+          <Card key={share.id} withBorder padding="sm" data-testid="share-card">
+            <Stack gap={4}>
+              <Text fw={700} style={{ wordBreak: 'break-all' }}>
+                {share.email}
+              </Text>
+              <Text size="sm">
+                {t('shares.protocol')}: {share.protocolNumber}
+              </Text>
+              <Text size="sm">
+                {t('shares.sentAt')}: {formatExamDate(share.creationDate) ?? t('shares.notInformed')}
+              </Text>
+              <Text size="sm">
+                {t('shares.days')}: {share.daysExpiration}
+              </Text>
+              <ShareState share={share} onRevoke={() => setConfirming(share)} />
+            </Stack>
+          </Card>
+        ))}
+      </Stack>
+      <Box visibleFrom="sm">
+        <ScrollTable label={t('shares.tableLabel')} minWidth={560}>
+          <Table striped withTableBorder>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th scope="col">{t('shares.sentAt')}</Table.Th>
+                <Table.Th scope="col">{t('shares.protocol')}</Table.Th>
+                <Table.Th scope="col">{t('shares.email')}</Table.Th>
+                <Table.Th scope="col">{t('shares.days')}</Table.Th>
+                <Table.Th scope="col">{t('shares.active')}</Table.Th>
               </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </ScrollArea>
+            </Table.Thead>
+            <Table.Tbody>
+              {shares.data.items.map((share) => (
+                <Table.Tr key={share.id}>
+                  <Table.Td>{formatExamDate(share.creationDate) ?? t('shares.notInformed')}</Table.Td>
+                  <Table.Td>{share.protocolNumber}</Table.Td>
+                  <Table.Td style={{ wordBreak: 'break-all' }}>{share.email}</Table.Td>
+                  <Table.Td>{share.daysExpiration}</Table.Td>
+                  <Table.Td>
+                    <ShareState share={share} onRevoke={() => setConfirming(share)} />
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollTable>
+      </Box>
       {pages > 1 && (
         <Pagination
           total={pages}

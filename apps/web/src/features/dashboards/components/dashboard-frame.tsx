@@ -1,7 +1,7 @@
-import { Alert, Container, Group, Loader, Stack, Text, Title } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { Alert, Button, Container, Group, Loader, Stack, Text, Title } from '@mantine/core';
+import { type ReactNode, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { AlertIcon } from '../../../components/icons';
+import { AlertIcon, ChevronDownIcon } from '../../../components/icons';
 import { BackToTop, Pager } from '../../../components/list-controls';
 import { pageCount } from '../../../components/pager-window';
 import type { Page, ProtocolItem } from '../../../components/results-api';
@@ -14,6 +14,8 @@ export function DashboardFrame({
   actions,
   notice,
   filters,
+  foldFilters = false,
+  tools,
   query,
   page,
   setPage,
@@ -24,6 +26,10 @@ export function DashboardFrame({
   /** Shown under the title, in the page's flow, once the list is loaded. */
   notice?: ReactNode;
   filters: ReactNode;
+  /** On phones the filters fold behind one "Filtros" button, so the first result shows above the fold. */
+  foldFilters?: boolean;
+  /** Shown after the filters on every width, folded or not (the batch printing bar). */
+  tools?: ReactNode;
   query: { data?: Page<ProtocolItem>; isPending: boolean; isFetching: boolean; isError: boolean; error: unknown };
   page: number;
   setPage: (page: number) => void;
@@ -32,6 +38,8 @@ export function DashboardFrame({
   const { t } = useTranslation(['results', 'common']);
   usePageTitle(title);
   const data = query.data;
+  const [unfolded, setUnfolded] = useState(false);
+  const filtersId = useId();
   return (
     <Container size="lg" px="sm" py="lg">
       <Stack gap="md">
@@ -41,7 +49,27 @@ export function DashboardFrame({
           </Title>
           {actions && <Group gap="xs">{actions}</Group>}
         </Group>
-        <Group align="flex-end" gap="md" wrap="wrap" className="dashboard-filters">
+        {foldFilters && (
+          <Button
+            hiddenFrom="sm"
+            variant="default"
+            rightSection={<ChevronDownIcon size={16} style={{ transform: unfolded ? 'rotate(180deg)' : undefined }} />}
+            aria-expanded={unfolded}
+            aria-controls={filtersId}
+            onClick={() => setUnfolded((open) => !open)}
+            data-testid="filters-toggle"
+          >
+            {t('results:filters.fold')}
+          </Button>
+        )}
+        <Group
+          align="flex-end"
+          gap="md"
+          wrap="wrap"
+          className="dashboard-filters"
+          id={filtersId}
+          data-folded={foldFilters && !unfolded ? true : undefined}
+        >
           {filters}
           {/* Kept in place while hidden: a loader that came and went would move the list. */}
           <Loader
@@ -51,6 +79,7 @@ export function DashboardFrame({
             style={{ visibility: query.isFetching ? 'visible' : 'hidden' }}
           />
         </Group>
+        {tools}
         {!query.isPending && notice}
         {query.isError ? (
           <Alert color="red" icon={<AlertIcon />} role="alert">

@@ -43,12 +43,15 @@ export default function ExternalDashboardPage() {
           <SearchBox onSearch={filters.setSearch} />
           <ReadFilter value={filters.read} onChange={filters.setRead} />
           <RefreshLink onClick={() => void list.refetch()} />
-          <PrintBar
-            selected={selection.selected}
-            clear={selection.clear}
-            userId={credentials?.user?.identifier ?? null}
-          />
         </>
+      }
+      foldFilters
+      tools={
+        <PrintBar
+          selected={selection.selected}
+          clear={selection.clear}
+          userId={credentials?.user?.identifier ?? null}
+        />
       }
       query={list}
       page={filters.page}

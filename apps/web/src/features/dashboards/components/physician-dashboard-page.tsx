@@ -81,12 +81,15 @@ export default function PhysicianDashboardPage({ variant = 'protocols' }: { vari
               setPage(1);
             }}
           />
-          <PrintBar
-            selected={selection.selected}
-            clear={selection.clear}
-            userId={credentials?.user?.identifier ?? null}
-          />
         </>
+      }
+      foldFilters
+      tools={
+        <PrintBar
+          selected={selection.selected}
+          clear={selection.clear}
+          userId={credentials?.user?.identifier ?? null}
+        />
       }
       query={list}
       page={filters.page}
