@@ -27,6 +27,9 @@ export const theme = createTheme({
   respectReducedMotion: true,
   components: {
     Anchor: { defaultProps: { underline: 'always' } },
+    // A modal's title bar is drawn in a <header>, which would be a second banner landmark beside the
+    // page's own while the modal is open: it is a plain box to assistive technology.
+    Modal: { defaultProps: { attributes: { header: { role: 'none' } } } },
   },
 });
 
