@@ -1,5 +1,6 @@
 import { lazy, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
+import { i18n, type Namespace } from '../lib/i18n';
 import { AppLayout } from './layout/app-layout';
 import { RequireAuth } from './layout/require-auth';
 import { RequireRole } from './layout/require-role';
@@ -8,7 +9,8 @@ import { NotFoundPage } from './pages/not-found-page';
 import { RouteErrorPage } from './pages/route-error-page';
 
 // One chunk per screen, so the first visit to /login downloads only the login.
-const LoginPage = lazy(() => import('../features/auth/components/login-page'));
+const loadLoginPage = () => import('../features/auth/components/login-page');
+const LoginPage = lazy(loadLoginPage);
 const InstitutionLoginPage = lazy(() => import('../features/auth/components/institution-login-page'));
 const LoginCvPage = lazy(() => import('../features/auth/components/login-cv-page'));
 const LandingPage = lazy(() => import('../features/auth/components/landing-page'));
@@ -25,8 +27,10 @@ const AdminMovedPage = lazy(() => import('./pages/admin-moved-page'));
 const PatientEditPage = lazy(() => import('../features/account-edit/components/patient-edit-page'));
 const PhysicianEditPage = lazy(() => import('../features/account-edit/components/physician-edit-page'));
 const ExternalUserEditPage = lazy(() => import('../features/account-edit/components/external-user-edit-page'));
-const PatientDashboardPage = lazy(() => import('../features/dashboards/components/patient-dashboard-page'));
-const PhysicianDashboardPage = lazy(() => import('../features/dashboards/components/physician-dashboard-page'));
+const loadPatientDashboard = () => import('../features/dashboards/components/patient-dashboard-page');
+const PatientDashboardPage = lazy(loadPatientDashboard);
+const loadPhysicianDashboard = () => import('../features/dashboards/components/physician-dashboard-page');
+const PhysicianDashboardPage = lazy(loadPhysicianDashboard);
 const PhysicianExamsPage = lazy(() =>
   import('../features/dashboards/components/physician-dashboard-page').then((m) => ({ default: m.PhysicianExamsPage })),
 );
@@ -53,6 +57,25 @@ const AccessLogPage = lazy(() => import('../features/access-log/components/acces
 
 // The DICOM viewer and its renderer load only when a study is opened.
 const StudyViewerPage = lazy(() => import('../features/dicom-viewer/components/study-viewer-page'));
+
+/**
+ * The screens a visit most often opens on: their code and texts are asked for together with the
+ * app's own, instead of one after the other (the layout's texts, then the screen, then its texts:
+ * two round trips fewer on a slow phone before the first screen is drawn).
+ */
+const FIRST_SCREENS: Record<string, { load: () => Promise<unknown>; texts: Namespace[] }> = {
+  '/login': { load: loadLoginPage, texts: ['auth'] },
+  '/dashboard/patient/protocols': { load: loadPatientDashboard, texts: ['results'] },
+  '/dashboard/physician/protocols': { load: loadPhysicianDashboard, texts: ['results'] },
+};
+
+export function startFirstScreen(pathname: string): void {
+  const screen = FIRST_SCREENS[pathname];
+  if (!screen) return;
+  // A failed early download is tried again, and reported, by the screen itself when it renders.
+  screen.load().catch(() => undefined);
+  void i18n.loadNamespaces(screen.texts);
+}
 
 /** Spec 2.2: screens that need a stored user and token. */
 export const AUTHENTICATED_PATHS = [
