@@ -272,6 +272,54 @@ describe('company access', () => {
 });
 
 describe('institution login and legal pages', () => {
+  it('tells a patient whose institution enables new accounts to wait, and lets him in once enabled', async () => {
+    const holding = await admin.createInstitution({ code: 'CLINRETEM', name: 'Clínica Retém', viewType: 2 });
+    await admin.updateInstitution(holding.id, { settings: { createAccountDefaultDisabled: true } });
+    await admin.ingestProtocol(holding.apiKey, 'RET-1', {
+      password: 'senha-RET1',
+      requestedAt: new Date().toISOString(),
+      patient: { patientId: 'R-1', name: 'Rita Lima', birthDate: '1985-03-15', gender: 'FEMALE' },
+      exams: [{ examKey: 'R1', description: 'Hemograma', type: 'HEMO', modalityCode: 'LAB', modalityName: 'Lab' }],
+    });
+    const email = 'rita.lima@example.com';
+    const password = 'Retem-2026-segura';
+    const page = await open('/patient/create');
+    await fillPatientForm(page, email, password);
+    await page.getByLabel(/^Número do protocolo/).fill('RET-1');
+    await page.getByLabel(/^Senha do protocolo/).fill('senha-RET1');
+    await page.getByRole('button', { name: 'Validar protocolo' }).click();
+    await page.getByText('Protocolo válido', { exact: false }).first().waitFor();
+    const sent = mailbox.mails.length;
+    await page.getByTestId('patient-create-submit').click();
+    await page.getByText('Cadastro realizado').waitFor();
+    await page.getByTestId('awaiting-institution').waitFor();
+    expect(await page.getByTestId('awaiting-institution').textContent()).toContain(
+      'A instituição libera as contas novas',
+    );
+    await screenshotBothWidths(page, 'patient-create-awaiting-institution');
+    await expectAccessible(page, '/patient/create awaiting the institution');
+    const mail = await mailbox.waitFor(email, { after: sent });
+    await page.goto(pathOf(linkIn(mail, portal.baseUrl, '/api/v2/auth/user/registerValidate')));
+    await page.waitForURL('**/login?activeSuccess=true');
+
+    // Signing in before the institution enables the account says why, as an error near the form.
+    await page.getByRole('textbox', { name: /^Protocolo ou e-mail/ }).fill(email);
+    await page.getByLabel(/^Senha/).fill(password);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    const refusal = page.getByText('Sua conta aguarda a liberação da instituição', { exact: false }).first();
+    await refusal.waitFor();
+    await screenshotBothWidths(page, 'login-awaiting-institution');
+
+    const [held] = (await admin.accounts(email)).items;
+    expect(held).toMatchObject({ state: 'DISABLED', awaitingInstitution: true });
+    await admin.setAccountDisabled(held!.id, false);
+    await page.goto('/login');
+    await signIn(page, email, password);
+    await page.waitForURL('**/dashboard/patient/protocols');
+    await page.getByText('1 protocolo encontrado').waitFor();
+    await page.context().close();
+  });
+
   it('brands the login with the clinic page and its support contacts', async () => {
     const page = await open('/instituicao/clinvida');
     await page.getByRole('heading', { level: 1, name: 'Clínica Vida' }).waitFor();

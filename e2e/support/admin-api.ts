@@ -92,4 +92,16 @@ export class AdminApi {
   invitePatient(apiKey: string, number: string, language: string) {
     return this.call<unknown>('POST', `/api/v2/delivery/ingest/protocols/${number}/invite`, { language }, apiKey);
   }
+
+  /** The console's People list, searched. */
+  accounts(search: string) {
+    return this.call<{ items: Array<{ id: string; state: string; awaitingInstitution?: boolean }> }>(
+      'GET',
+      `/api/administrationbe/accounts?search=${encodeURIComponent(search)}`,
+    );
+  }
+
+  setAccountDisabled(id: string, disabled: boolean) {
+    return this.call<unknown>('PUT', `/api/administrationbe/accounts/${id}/disabled`, { disabled });
+  }
 }

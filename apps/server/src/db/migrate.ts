@@ -18,6 +18,7 @@ import * as ingestCalls from './migrations/2026_11_26_0710_ingest_calls.js';
 import * as patientPreferredName from './migrations/2026_11_26_0800_patient_preferred_name.js';
 import * as accessAlerts from './migrations/2026_11_27_0900_access_alerts.js';
 import * as examListWords from './migrations/2026_11_27_1000_exam_list_words.js';
+import * as accountsAwaitingInstitution from './migrations/2026_11_27_1010_accounts_awaiting_institution.js';
 
 /** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
 const MIGRATIONS = {
@@ -39,6 +40,7 @@ const MIGRATIONS = {
   '2026_11_26_0800_patient_preferred_name': patientPreferredName,
   '2026_11_27_0900_access_alerts': accessAlerts,
   '2026_11_27_1000_exam_list_words': examListWords,
+  '2026_11_27_1010_accounts_awaiting_institution': accountsAwaitingInstitution,
 } as const;
 
 /**

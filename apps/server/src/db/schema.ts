@@ -68,6 +68,11 @@ export interface UserTable {
   institutionId: string | null;
   /** A mail when someone other than the patient opens one of the patient's results (0/1, off by default). */
   accessAlerts: Generated<Bool>;
+  /**
+   * The institution (with `createAccountDefaultDisabled`) whose invitation or protocol brought the
+   * account and which has not enabled it yet; the account stays disabled meanwhile.
+   */
+  awaitingInstitutionId: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

@@ -61,7 +61,13 @@ export const zPatientCreate = z.object({
 });
 export type PatientCreate = z.output<typeof zPatientCreate>;
 
-export const zCreatedAccount = z.object({ id: z.string(), email: z.string(), active: z.boolean() });
+export const zCreatedAccount = z.object({
+  id: z.string(),
+  email: z.string(),
+  active: z.boolean(),
+  /** The account waits for its institution to enable it (`createAccountDefaultDisabled`). */
+  awaitingInstitution: z.boolean().optional(),
+});
 
 export const zTokenQuery = z.object({ token: z.string().min(1).max(200) });
 

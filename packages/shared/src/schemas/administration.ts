@@ -201,6 +201,8 @@ export const zAccountItem = z.object({
   state: z.enum(['ACTIVE', 'NOT_ACTIVATED', 'DISABLED']),
   /** Sign-in locked until then (too many failures), or null. */
   lockedUntil: z.string().nullable(),
+  /** Disabled until its institution enables it (`createAccountDefaultDisabled`). */
+  awaitingInstitution: z.boolean().optional(),
   createdAt: z.string(),
   /** Physicians: the institutions within the caller's reach that vouch for them. */
   vouchedBy: z.array(z.object({ id: z.string(), name: z.string() })),

@@ -39,10 +39,10 @@ export async function setOneTimeTokenStatus(db: Db, id: string, status: string):
 }
 
 /** Marks a token used; false when another request used it first (single use under races). */
-export async function markOneTimeTokenUsed(db: Db, id: string, usedAt: string): Promise<boolean> {
+export async function markOneTimeTokenUsed(db: Db, id: string, usedAt: string, status?: string): Promise<boolean> {
   const result = await db
     .updateTable('oneTimeTokens')
-    .set({ usedAt })
+    .set(status ? { usedAt, status } : { usedAt })
     .where('id', '=', id)
     .where('usedAt', 'is', null)
     .executeTakeFirst();

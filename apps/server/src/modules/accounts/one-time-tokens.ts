@@ -75,8 +75,18 @@ export async function findLiveToken(
 }
 
 /** Uses a token up; a second concurrent use of the same token loses and gets 'Token not found'. */
+/** Invitations whose use creates (or first opens) an account: spec 3's status ON_CREATION once used. */
+const INVITATION_KINDS: ReadonlySet<string> = new Set([
+  'INVITE_PATIENT',
+  'INVITE_PHYSICIAN',
+  'INVITE_COMPANY',
+  'INVITE_ADMIN',
+  'EXTERNAL_FIRST_PASSWORD',
+]);
+
 export async function consumeToken(ctx: AppContext, db: Db, row: OneTimeTokenRow): Promise<void> {
-  if (!(await markOneTimeTokenUsed(db, row.id, ctx.clock.now().toISOString()))) {
+  const status = INVITATION_KINDS.has(row.kind) ? 'ON_CREATION' : undefined;
+  if (!(await markOneTimeTokenUsed(db, row.id, ctx.clock.now().toISOString(), status))) {
     throw notFound(ServerMessage.tokenNotFound);
   }
 }

@@ -10,6 +10,7 @@ import { AppError, badRequest, conflict, notFound } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { recordAudit } from '../../plugins/audit.js';
+import { parseInstitutionSettings } from '../institutions/institution.service.js';
 import { queueMail } from '../outbox/outbox.service.js';
 import { acceptCurrentTermsOnCreation } from '../terms/terms.service.js';
 import { findInstitutionById, findUserByCpf, findUserByEmail, insertUser, updateUser } from './accounts.repository.js';
@@ -18,6 +19,25 @@ import { insertVouch } from './vouches.repository.js';
 import { consumeToken, findLiveToken, issueOneTimeToken, tokenPayload } from './one-time-tokens.js';
 import { assertAcceptablePassword } from './password-policy.js';
 import { linkProtocolIds, protocolsForNewAccount } from './protocol-link.service.js';
+
+/**
+ * The first of these institutions that holds the accounts it brings until it enables them
+ * (`createAccountDefaultDisabled`), or null: such an account is created disabled, waiting for it.
+ */
+async function holdingInstitution(db: Db, institutionIds: ReadonlyArray<string | null | undefined>) {
+  for (const id of new Set(institutionIds)) {
+    if (!id) continue;
+    const row = await findInstitutionById(db, id);
+    if (row && parseInstitutionSettings(row.settings).createAccountDefaultDisabled) return id;
+  }
+  return null;
+}
+
+async function institutionsOfProtocols(db: Db, protocolIds: readonly string[]): Promise<string[]> {
+  if (protocolIds.length === 0) return [];
+  const rows = await db.selectFrom('protocols').select('institutionId').where('id', 'in', protocolIds).execute();
+  return rows.map((r) => r.institutionId);
+}
 
 export const userAlreadyExists = () => notFound(ServerMessage.userAlreadyExists);
 export const documentAlreadyAssociated = () => conflict(ServerMessage.documentAlreadyAssociated);
@@ -91,12 +111,19 @@ export async function createPatient(ctx: AppContext, request: FastifyRequest, bo
   const invitedProtocol = invitation ? tokenPayload(invitation).protocolId : undefined;
   if (typeof invitedProtocol === 'string' && !protocolIds.includes(invitedProtocol)) protocolIds.push(invitedProtocol);
 
+  // The inviting institution first, then those of the protocols the account is made with.
+  const holder = await holdingInstitution(ctx.db, [
+    invitation?.institutionId,
+    ...(await institutionsOfProtocols(ctx.db, protocolIds)),
+  ]);
   const passwordHash = await hashPassword(body.password);
   const now = ctx.clock.now().toISOString();
   const user = {
     ...baseUser(now, 'PATIENT', email, name, language),
     passwordHash,
     active: invitation ? 1 : 0,
+    disabled: holder ? 1 : 0,
+    awaitingInstitutionId: holder,
     birth: body.dateOfBirth,
     cpf,
     phoneMobile: phone,
@@ -134,7 +161,7 @@ export async function createPatient(ctx: AppContext, request: FastifyRequest, bo
     }
     throw error;
   }
-  return { id: user.id, email, active: user.active === 1 };
+  return { id: user.id, email, active: user.active === 1, awaitingInstitution: holder !== null };
 }
 
 /** The activation link: true when the account was activated now, false for unknown, used or expired. */
@@ -205,10 +232,13 @@ export async function createPhysician(
   assertAcceptablePassword(body.password, body.confirmPassword);
   if (await findUserByEmail(ctx.db, email)) throw userAlreadyExists();
   const now = ctx.clock.now().toISOString();
+  const holder = await holdingInstitution(ctx.db, [row.institutionId]);
   const user = {
     ...baseUser(now, 'PHYSICIAN', email, name, body.language ?? row.language),
     passwordHash: await hashPassword(body.password),
     active: 1,
+    disabled: holder ? 1 : 0,
+    awaitingInstitutionId: holder,
     licenseNumber: String(payload.crm ?? ''),
     licenseState: String(payload.uf ?? ''),
     institutionId: row.institutionId,
@@ -218,7 +248,7 @@ export async function createPhysician(
     if (row.institutionId)
       await insertVouch(trx, { userId: user.id, institutionId: row.institutionId, createdBy: null, createdAt: now });
   });
-  return { id: user.id, email, active: true };
+  return { id: user.id, email, active: true, awaitingInstitution: holder !== null };
 }
 
 /** Company access (spec 2.5): the terms are accepted on the form, so they are recorded with the account. */

@@ -399,26 +399,30 @@ export interface AccountFilter {
 function accountQuery(db: Db, reach: Reach, filter: AccountFilter) {
   let q = db.selectFrom('users as u').leftJoin('institutions as i', 'i.id', 'u.institutionId');
   // A company user sees the people of its institution: its company users, the physicians it
-  // invited, and the physicians it vouches for.
+  // invited, the physicians it vouches for, and the accounts waiting for it to enable them.
   if (reach) {
     const ids = reach.length ? reach : [''];
-    q = q
-      .where('u.type', 'in', ['COMPANY', 'PHYSICIAN'])
-      .where((eb) =>
-        eb.or([
-          eb('u.institutionId', 'in', ids),
-          eb.and([
-            eb('u.type', '=', 'PHYSICIAN'),
-            eb.exists(
-              eb
-                .selectFrom('physicianVouches as v')
-                .select('v.userId')
-                .whereRef('v.userId', '=', 'u.id')
-                .where('v.institutionId', 'in', ids),
-            ),
+    q = q.where((eb) =>
+      eb.or([
+        eb.and([
+          eb('u.type', 'in', ['COMPANY', 'PHYSICIAN']),
+          eb.or([
+            eb('u.institutionId', 'in', ids),
+            eb.and([
+              eb('u.type', '=', 'PHYSICIAN'),
+              eb.exists(
+                eb
+                  .selectFrom('physicianVouches as v')
+                  .select('v.userId')
+                  .whereRef('v.userId', '=', 'u.id')
+                  .where('v.institutionId', 'in', ids),
+              ),
+            ]),
           ]),
         ]),
-      );
+        eb('u.awaitingInstitutionId', 'in', ids),
+      ]),
+    );
   }
   if (filter.type) q = q.where('u.type', '=', filter.type);
   if (filter.search) {
@@ -453,6 +457,7 @@ export async function accountPage(db: Db, reach: Reach, filter: AccountFilter, o
       'u.licenseState',
       'u.active',
       'u.disabled',
+      'u.awaitingInstitutionId',
       'u.createdAt',
       'i.id as institutionId',
       'i.name as institutionName',
@@ -468,7 +473,7 @@ export async function accountPage(db: Db, reach: Reach, filter: AccountFilter, o
 export async function findAccount(db: Db, id: string) {
   return db
     .selectFrom('users')
-    .select(['id', 'type', 'email', 'name', 'cpf', 'institutionId', 'disabled'])
+    .select(['id', 'type', 'email', 'name', 'cpf', 'institutionId', 'disabled', 'awaitingInstitutionId'])
     .where('id', '=', id)
     .executeTakeFirst();
 }
@@ -476,7 +481,8 @@ export async function findAccount(db: Db, id: string) {
 export async function setAccountDisabled(db: Db, id: string, disabled: boolean, now: string): Promise<void> {
   await db
     .updateTable('users')
-    .set({ disabled: disabled ? 1 : 0, updatedAt: now })
+    // Enabling ends the wait for the institution (createAccountDefaultDisabled) too.
+    .set(disabled ? { disabled: 1, updatedAt: now } : { disabled: 0, awaitingInstitutionId: null, updatedAt: now })
     .where('id', '=', id)
     .execute();
 }

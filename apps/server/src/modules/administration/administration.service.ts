@@ -441,13 +441,20 @@ export async function accountList(ctx: AppContext, op: Operator, query: z.output
       lockedUntil: until ?? null,
       createdAt: r.createdAt,
       vouchedBy: vouches.filter((v) => v.userId === r.id).map((v) => ({ id: v.id, name: v.name })),
-      manageable: op.reach === null || (r.institutionId !== null && op.reach.includes(r.institutionId)),
+      manageable:
+        op.reach === null ||
+        (r.institutionId !== null && op.reach.includes(r.institutionId)) ||
+        (r.awaitingInstitutionId !== null && op.reach.includes(r.awaitingInstitutionId)),
+      awaitingInstitution: r.awaitingInstitutionId !== null,
     };
   });
   return { items, total, page: query.page, size: query.size };
 }
 
-/** The account, when the caller may manage it (company users: their institution's company users and physicians). */
+/**
+ * The account, when the caller may manage it (company users: their institution's company users
+ * and physicians, and the accounts waiting for their institution to enable them).
+ */
 async function reachableAccount(ctx: AppContext, op: Operator, id: string) {
   const account = await findAccount(ctx.db, id);
   if (!account) throw notFound();
@@ -456,7 +463,8 @@ async function reachableAccount(ctx: AppContext, op: Operator, id: string) {
       account.institutionId !== null &&
       op.reach.includes(account.institutionId) &&
       (account.type === 'COMPANY' || account.type === 'PHYSICIAN');
-    if (!own) throw notFound();
+    const waiting = account.awaitingInstitutionId !== null && op.reach.includes(account.awaitingInstitutionId);
+    if (!own && !waiting) throw notFound();
   }
   if (account.id === op.auth.userId) throw forbidden();
   return account;

@@ -17,6 +17,7 @@ export interface AccountRow {
   phoneMobile: string | null;
   language: string;
   institutionId: string | null;
+  awaitingInstitutionId: string | null;
 }
 
 const ACCOUNT_COLUMNS = [
@@ -35,6 +36,7 @@ const ACCOUNT_COLUMNS = [
   'phoneMobile',
   'language',
   'institutionId',
+  'awaitingInstitutionId',
 ] as const;
 
 export interface ProtocolCandidate {

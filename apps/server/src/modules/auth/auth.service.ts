@@ -277,6 +277,9 @@ async function accountSession(
   method: 'EMAIL' | 'CPF',
 ): Promise<LoginResult> {
   const audit = { kind: method, userId: account.id };
+  if (account.disabled && account.awaitingInstitutionId) {
+    throw fail(forbidden(ServerMessage.accountAwaitingInstitution), { ...audit, reason: 'AWAITING_INSTITUTION' });
+  }
   if (account.disabled) {
     throw fail(forbidden(ServerMessage.protocolOrEmailDisabled), { ...audit, reason: 'DISABLED' });
   }

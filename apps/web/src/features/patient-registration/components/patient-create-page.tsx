@@ -33,7 +33,7 @@ export default function PatientCreatePage() {
   const mutation = useCreatePatientMutation();
   const [validatedProtocol, setValidatedProtocol] = useState<string | null>(null);
   const [alreadyRegistered, setAlreadyRegistered] = useState(false);
-  const [createdEmail, setCreatedEmail] = useState<string | null>(null);
+  const [created, setCreated] = useState<{ email: string; active: boolean; awaiting: boolean } | null>(null);
 
   const {
     control,
@@ -106,8 +106,9 @@ export default function PatientCreatePage() {
         ...(values.phone ? { phone: values.phone } : {}),
         serviceTerms: values.serviceTerms,
       });
-      if (created.active) navigate('/login?activeSuccess=true');
-      else setCreatedEmail(created.email);
+      // An account its institution holds (createAccountDefaultDisabled) cannot sign in yet: say so here.
+      if (created.active && !created.awaitingInstitution) navigate('/login?activeSuccess=true');
+      else setCreated({ email: created.email, active: created.active, awaiting: created.awaitingInstitution === true });
     } catch (error) {
       if (serverMessageOf(error).includes(ServerMessage.userAlreadyExists)) setAlreadyRegistered(true);
       else notify('error', errorText(error), TOAST_MS.patientCreate);
@@ -123,13 +124,22 @@ export default function PatientCreatePage() {
     </Anchor>
   );
 
-  if (createdEmail) {
+  if (created) {
     return (
       <PageCard title={t('patientCreate.title')}>
         <Alert color="green" icon={<CheckIcon />} title={t('patientCreate.successTitle')} role="status">
           <Stack gap="xs">
-            <Text size="sm">{t('patientCreate.successText', { email: createdEmail })}</Text>
-            <Text size="sm">{t('patientCreate.successDelay')}</Text>
+            {!created.active && (
+              <>
+                <Text size="sm">{t('patientCreate.successText', { email: created.email })}</Text>
+                <Text size="sm">{t('patientCreate.successDelay')}</Text>
+              </>
+            )}
+            {created.awaiting && (
+              <Text size="sm" data-testid="awaiting-institution">
+                {t('patientCreate.awaitingInstitution')}
+              </Text>
+            )}
           </Stack>
         </Alert>
         <Button component={Link} to="/login" w="fit-content">
