@@ -8,7 +8,8 @@
 import fs from 'node:fs';
 import { chromium } from 'playwright-core';
 import { fixtureDir, makeCtSeries, stowBody, testUid } from '../apps/server/src/test/dicom-fixtures.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, requireBuild, startPortal } from './web-portal.mjs';
+import { ingest } from '../e2e/support/results-data.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, requireBuild, startPortal } from './web-portal.js';
 
 requireBuild();
 const RUNS = Number(process.env.DICOM_RUNS ?? 3);
@@ -33,13 +34,13 @@ const studies = Array.from({ length: RUNS }, (_, g) => {
 const portal = await startPortal();
 try {
   const adminToken = (
-    await portal.call('POST', '/api/v2/auth/login', {
+    await portal.call<{ accessToken: string }>('POST', '/api/v2/auth/login', {
       userName: portal.admin.email,
       password: portal.admin.password,
       appKey: 'admin',
     })
   ).accessToken;
-  const institution = await portal.call(
+  const institution = await portal.call<{ apiKey: string }>(
     'POST',
     '/api/administrationbe/institution',
     { code: 'BENCHIMG', name: 'Imagem Bench', viewType: 2 },
@@ -57,26 +58,20 @@ try {
       body: body.buffer.slice(body.byteOffset, body.byteOffset + body.length) as ArrayBuffer,
     });
     if (stow.status !== 200) throw new Error(`STOW-RS answered ${stow.status}`);
-    await portal.call(
-      'PUT',
-      `/api/v2/delivery/ingest/protocols/${number}`,
-      {
-        password: `senha-${number}`,
-        requestedAt: new Date().toISOString(),
-        patient: { patientId: `B${g}`, name: `Paciente Bench ${g + 1}`, birthDate: '1970-01-01', gender: 'F' },
-        exams: [
-          {
-            examKey: `ACC-${g + 1}`,
-            description: 'Tomografia de tórax',
-            type: 'TC',
-            modalityCode: 'CT',
-            modalityName: 'Tomografia',
-            status: 'RELEASED',
-          },
-        ],
-      },
-      { 'x-api-key': institution.apiKey },
-    );
+    await ingest(portal.base, institution.apiKey, number, {
+      password: `senha-${number}`,
+      requestedAt: new Date().toISOString(),
+      patient: { patientId: `B${g}`, name: `Paciente Bench ${g + 1}`, birthDate: '1970-01-01', gender: 'FEMALE' },
+      exams: [
+        {
+          key: `ACC-${g + 1}`,
+          description: 'Tomografia de tórax',
+          type: 'TC',
+          modality: ['CT', 'Tomografia'],
+          performedAt: new Date().toISOString(),
+        },
+      ],
+    });
     guests.push({ number, password: `senha-${number}`, studyUid });
   }
   console.log(`${RUNS} studies of 200 slices stored in ${Date.now() - made} ms`);

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   fixtureDir,
@@ -13,7 +13,7 @@ import { ROOT } from './support/build';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
 import { openPage, signIn } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
-import { call, daysAgo, ingest, signInApi } from './support/results-data';
+import { call, daysAgo, ingest, registerPhysician, signInApi } from './support/results-data';
 
 const webDist = process.env.WEB_DIST ?? `${ROOT}/apps/web/dist`;
 
@@ -24,6 +24,8 @@ let dir: string;
 const email = 'rita.campos@example.com';
 const password = 'Imagem-2026-conta';
 const rita = { patientId: 'PAC-CT', name: 'Rita Campos', birthDate: '1966-03-14', gender: 'FEMALE', email };
+const physician = { email: 'dra.lia@example.com', password: 'Laudos-2026-lia' };
+const crm = { identifier: 'CRM-4455', name: 'Dra. Lia Prado', crm: '4455', uf: 'MG' };
 const studyUid = testUid();
 
 beforeAll(async () => {
@@ -33,6 +35,8 @@ beforeAll(async () => {
   const ids = { studyUid, accession: 'TC-TORAX-1', patientName: 'Campos^Rita', patientId: 'PAC-CT' };
   const ct = makeCtSeries(dir, ids, { count: 200, size: 256 });
   const us = makeUltrasoundClip(dir, ids, 16);
+  // A series in JPEG-LS, which the browser's decoder does not read: the server decodes it.
+  const jls = makeCtSeries(dir, ids, { count: 10, size: 256, syntax: 'jpeg-ls' });
   mailbox = await startMailbox();
   portal = await startPortal({ SMTP_URL: mailbox.url, WEB_DIST: webDist });
   browser = await launchBrowser();
@@ -42,7 +46,7 @@ beforeAll(async () => {
     password: portal.admin.password,
     appKey: 'admin',
   });
-  const institution = await call<{ apiKey: string }>(
+  const institution = await call<{ id: string; apiKey: string }>(
     base,
     'POST',
     '/api/administrationbe/institution',
@@ -51,7 +55,7 @@ beforeAll(async () => {
   );
   // The study arrives first (as PACS often send it), the protocol after; sent as a PACS
   // forwarder does, some instances per request.
-  const files = [...ct.files, us.file];
+  const files = [...ct.files, us.file, ...jls.files];
   for (let i = 0; i < files.length; i += 50) {
     const { body, contentType } = stowBody(files.slice(i, i + 50).map((f) => fs.readFileSync(f)));
     const stored = await fetch(`${base}/api/dicomweb/studies`, {
@@ -73,6 +77,7 @@ beforeAll(async () => {
         description: 'Tomografia de tórax',
         type: 'TC',
         modality: ['CT', 'Tomografia'],
+        requester: crm,
         performedAt: daysAgo(1),
       },
     ],
@@ -94,6 +99,16 @@ beforeAll(async () => {
   }
   if (!mail) throw new Error('no activation mail arrived');
   await fetch(linkIn(mail, base, '/api/v2/auth/user/registerValidate'), { redirect: 'manual' });
+  // The physician who asked for the CT, invited by the institution.
+  await registerPhysician(
+    base,
+    mailbox,
+    { authorization: `Bearer ${admin.accessToken}` },
+    institution.id,
+    physician,
+    crm,
+  );
+  await signInApi(base, physician.email, physician.password); // accepts the terms a first sign-in asks for
   const patient = await signInApi(base, email, password);
   await call(
     base,
@@ -118,26 +133,73 @@ const state = async (page: Page) =>
     count: Number(el.getAttribute('data-count')),
     window: el.getAttribute('data-window'),
     zoom: Number(el.getAttribute('data-zoom')),
+    centre: (el.getAttribute('data-centre') ?? '').split(',').map(Number),
   }));
+const patient = { email, password, list: '/dashboard/patient/protocols' };
+const doctor = { ...physician, list: '/dashboard/physician/protocols' };
 
-/** The patient's way to the CT: sign in, open the protocol, press "Imagem" on the exam. */
-async function openStudy(page: Page): Promise<void> {
-  await signIn(page, email, password);
-  await page.waitForURL('**/dashboard/patient/protocols');
+/** The way to the CT: sign in, open the protocol, press "Imagem" on the exam. */
+async function openStudy(page: Page, user: { email: string; password: string; list: string }): Promise<void> {
+  await signIn(page, user.email, user.password);
+  await page.waitForURL(`**${user.list}`);
   await page.getByRole('link', { name: 'Abrir o protocolo IMG-100' }).click();
-  await page.waitForURL('**/dashboard/patient/showprotocol?id=*');
+  await page.waitForURL('**/showprotocol?id=*');
   await page.getByRole('img', { name: 'Imagem-chave de Tomografia de tórax' }).waitFor();
   await page.getByTestId('open-study').click();
   await page.waitForURL(`**/study/${studyUid}**`);
-  await page.locator('[data-testid="viewport"][data-loaded="true"]').waitFor({ timeout: 120_000 });
+  await loaded(page, 200);
+}
+
+async function loaded(page: Page, count: number): Promise<void> {
+  await page
+    .locator(`[data-testid="viewport"][data-loaded="true"][data-count="${count}"]`)
+    .waitFor({ timeout: 120_000 });
+}
+
+/** The shown image is an image: a spread of grey levels at the centre of the view, not a blank canvas. */
+async function greyLevels(page: Page): Promise<number> {
+  return viewport(page).evaluate((el) => {
+    const canvas = el.querySelector('canvas')!;
+    const ctx = canvas.getContext('2d')!;
+    const { data } = ctx.getImageData(canvas.width / 4, canvas.height / 4, canvas.width / 2, canvas.height / 2);
+    const levels = new Set<number>();
+    for (let i = 0; i < data.length; i += 4) levels.add(data[i]!);
+    return levels.size;
+  });
+}
+
+/** Touch points through the DevTools protocol, as a phone's screen sends them. */
+async function touch(
+  session: CDPSession,
+  type: 'touchStart' | 'touchMove' | 'touchEnd',
+  points: Array<[number, number]>,
+) {
+  await session.send('Input.dispatchTouchEvent', {
+    type,
+    touchPoints: points.map(([x, y], id) => ({ x, y, id, radiusX: 4, radiusY: 4, force: 1 })),
+  });
+}
+
+/** Moves fingers from `from` to `to` in steps, as a gesture does. */
+async function gesture(session: CDPSession, from: Array<[number, number]>, to: Array<[number, number]>) {
+  await touch(session, 'touchStart', from);
+  for (let step = 1; step <= 12; step++) {
+    await touch(
+      session,
+      'touchMove',
+      from.map(([x, y], i) => [x + ((to[i]![0] - x) * step) / 12, y + ((to[i]![1] - y) * step) / 12]),
+    );
+  }
+  await touch(session, 'touchEnd', []);
 }
 
 describe('the DICOM viewer', () => {
-  it('opens the CT from the exam, goes to slice 100, applies the lung window and zooms', async () => {
+  it('opens the CT from the exam, goes to slice 100, applies the lung window and zooms on the centre', async () => {
     const page = await openPage(browser, portal.baseUrl, '/login', true);
-    await openStudy(page);
+    await openStudy(page, patient);
     expect(await state(page)).toMatchObject({ count: 200, window: '400/40' });
     await page.getByTestId('overlay').getByText('Campos Rita').waitFor();
+    expect(await greyLevels(page)).toBeGreaterThan(3);
 
     await page.keyboard.press('Home');
     expect((await state(page)).slice).toBe(1);
@@ -145,13 +207,27 @@ describe('the DICOM viewer', () => {
     expect((await state(page)).slice).toBe(100);
     await page.getByTestId('slice-label').getByText('Imagem 100 de 200').waitFor();
 
+    // The mouse wheel: five notches one way are five slices, five back return.
+    const box = (await viewport(page).boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    for (let i = 0; i < 5; i++) await page.mouse.wheel(0, 120);
+    await expect.poll(async () => Math.abs((await state(page)).slice - 100)).toBe(5);
+    for (let i = 0; i < 5; i++) await page.mouse.wheel(0, -120);
+    await expect.poll(async () => (await state(page)).slice).toBe(100);
+
     await page.getByTestId('presets').click();
     await page.getByRole('menuitem', { name: /Pulmão/ }).click();
     expect((await state(page)).window).toBe('1500/-600');
 
+    // Zooming keeps the image pixel at the centre of the view where it was.
+    const before = await state(page);
+    expect(before.centre).toHaveLength(2);
     await page.getByRole('button', { name: 'Aproximar' }).click();
     await page.getByRole('button', { name: 'Aproximar' }).click();
-    expect((await state(page)).zoom).toBeGreaterThan(1.4);
+    const zoomed = await state(page);
+    expect(zoomed.zoom).toBeGreaterThan(1.4);
+    expect(Math.abs(zoomed.centre[0]! - before.centre[0]!)).toBeLessThanOrEqual(2);
+    expect(Math.abs(zoomed.centre[1]! - before.centre[1]!)).toBeLessThanOrEqual(2);
     await page.screenshot({ path: `${ROOT}/e2e/artifacts/dicom-viewer-ct-1280.png` });
 
     // Keyboard: the next slice and the bone window; the overlay hides and shows again.
@@ -163,34 +239,109 @@ describe('the DICOM viewer', () => {
     await page.keyboard.press('o');
     await page.getByTestId('overlay').waitFor();
     await expectAccessible(page, 'DICOM viewer');
+
+    // The JPEG-LS series: decoded by the server, windowed in the browser like any other.
+    await page.getByRole('listitem', { name: 'Série 1 CT, 10 imagens' }).click();
+    await loaded(page, 10);
+    await page.keyboard.press('2');
+    expect((await state(page)).window).toBe('1500/-600');
+    expect(await greyLevels(page)).toBeGreaterThan(3);
+    await page.screenshot({ path: `${ROOT}/e2e/artifacts/dicom-viewer-jpegls-1280.png` });
+
+    await page.context().close();
   }, 300_000);
 
-  it('opens on a 390 px phone with touch, and the lung window is a tap away', async () => {
-    const phone = await browser.newContext({
-      baseURL: portal.baseUrl,
-      locale: 'pt-BR',
-      timezoneId: 'America/Sao_Paulo',
-      viewport: { width: WIDTHS.phone, height: 844 },
-      hasTouch: true,
-      isMobile: true,
-      reducedMotion: 'reduce',
-    });
-    await phone.addInitScript(() => {
-      sessionStorage.setItem('portal.scamWarningSeen', '1');
-      localStorage.setItem('portal.cookieConsent', JSON.stringify('accepted'));
-    });
-    const page = await phone.newPage();
-    await page.goto('/login');
-    await openStudy(page);
-    expect((await state(page)).count).toBe(200);
-    await page.getByTestId('presets').tap();
-    await page.getByRole('menuitem', { name: /Pulmão/ }).tap();
-    expect((await state(page)).window).toBe('1500/-600');
-    await page.getByRole('button', { name: 'Aproximar' }).tap();
-    expect((await state(page)).zoom).toBeGreaterThan(1.1);
-    const box = await viewport(page).boundingBox();
-    expect(box!.width).toBeLessThanOrEqual(WIDTHS.phone);
-    await page.screenshot({ path: `${ROOT}/e2e/artifacts/dicom-viewer-ct-390.png` });
-    await phone.close();
+  it('the requesting physician opens the same CT at 1280 px', async () => {
+    const page = await openPage(browser, portal.baseUrl, '/login', true);
+    await openStudy(page, doctor);
+    await page.keyboard.press('End');
+    expect((await state(page)).slice).toBe(200);
+    await page.screenshot({ path: `${ROOT}/e2e/artifacts/dicom-viewer-physician-1280.png` });
+    await expectAccessible(page, 'DICOM viewer (physician)');
+    await page.context().close();
   }, 300_000);
+
+  for (const user of [patient, doctor]) {
+    it(`on a 390 px phone (${user === patient ? 'patient' : 'physician'}): a swipe scrolls, a pinch zooms, two fingers pan`, async () => {
+      const phone = await browser.newContext({
+        baseURL: portal.baseUrl,
+        locale: 'pt-BR',
+        timezoneId: 'America/Sao_Paulo',
+        viewport: { width: WIDTHS.phone, height: 844 },
+        hasTouch: true,
+        isMobile: true,
+        reducedMotion: 'reduce',
+      });
+      await phone.addInitScript(() => {
+        sessionStorage.setItem('portal.scamWarningSeen', '1');
+        localStorage.setItem('portal.cookieConsent', JSON.stringify('accepted'));
+      });
+      const page = await phone.newPage();
+      await page.goto('/login');
+      await openStudy(page, user);
+      // Nothing wider than the phone: the header keeps its download within the screen.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(WIDTHS.phone);
+      const download = page.getByRole('button', { name: 'Baixar estudo (DICOM)' });
+      const downloadBox = (await download.boundingBox())!;
+      expect(downloadBox.x + downloadBox.width).toBeLessThanOrEqual(WIDTHS.phone);
+      const box = (await viewport(page).boundingBox())!;
+      expect(box.width).toBeLessThanOrEqual(WIDTHS.phone);
+      const cx = box.x + box.width / 2;
+      const cy = box.y + box.height / 2;
+      const session = await phone.newCDPSession(page);
+
+      // One finger up 120 px: ten slices on.
+      const start = (await state(page)).slice;
+      await gesture(session, [[cx, cy + 60]], [[cx, cy - 60]]);
+      await expect.poll(async () => (await state(page)).slice).toBe(start + 10);
+      // And down again: back.
+      await gesture(session, [[cx, cy - 60]], [[cx, cy + 60]]);
+      await expect.poll(async () => (await state(page)).slice).toBe(start);
+
+      // Two fingers apart: the zoom grows about the point between them (here the centre).
+      const before = await state(page);
+      await gesture(
+        session,
+        [
+          [cx - 30, cy],
+          [cx + 30, cy],
+        ],
+        [
+          [cx - 90, cy],
+          [cx + 90, cy],
+        ],
+      );
+      const pinched = await state(page);
+      expect(pinched.zoom).toBeGreaterThan(2.5);
+      expect(Math.abs(pinched.centre[0]! - before.centre[0]!)).toBeLessThanOrEqual(3);
+      expect(pinched.slice).toBe(before.slice);
+
+      // Two fingers dragged together: the image moves with them, the zoom stays.
+      await gesture(
+        session,
+        [
+          [cx - 40, cy],
+          [cx + 40, cy],
+        ],
+        [
+          [cx + 20, cy + 40],
+          [cx + 100, cy + 40],
+        ],
+      );
+      const panned = await state(page);
+      expect(panned.zoom).toBeCloseTo(pinched.zoom, 1);
+      // The image moved right and down: the pixel now at the centre lies up and left of the last one.
+      expect(panned.centre[0]!).toBeLessThan(pinched.centre[0]! - 10);
+      expect(panned.centre[1]!).toBeLessThan(pinched.centre[1]! - 5);
+      expect(panned.slice).toBe(before.slice);
+
+      await page.getByTestId('presets').tap();
+      await page.getByRole('menuitem', { name: /Pulmão/ }).tap();
+      expect((await state(page)).window).toBe('1500/-600');
+      const name = user === patient ? 'ct' : 'physician';
+      await page.screenshot({ path: `${ROOT}/e2e/artifacts/dicom-viewer-${name}-390.png` });
+      await expectAccessible(page, `DICOM viewer on a phone (${name})`);
+      await phone.close();
+    }, 300_000);
+  }
 });

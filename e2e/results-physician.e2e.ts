@@ -9,7 +9,7 @@ import { ROOT } from './support/build';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
 import { openPage, signIn } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
-import { call, ingest, daysAgo, signInApi, upload } from './support/results-data';
+import { call, ingest, daysAgo, registerPhysician, signInApi, upload } from './support/results-data';
 
 // Journeys run the app as built by `vite build --outDir` into WEB_DIST when given, else apps/web/dist.
 const webDist = process.env.WEB_DIST ?? `${ROOT}/apps/web/dist`;
@@ -133,21 +133,7 @@ beforeAll(async () => {
 
   // The physician registers from the invitation, is vouched for by both institutions and joins the
   // tag; the partner user gets a first-password link.
-  await call(
-    base,
-    'POST',
-    '/api/administrationbe/physician/invite',
-    { email: physician.email, name: crm.name, crm: crm.crm, uf: crm.uf, institutionId: boaVista.id, language: 'pt-br' },
-    asAdmin,
-  );
-  const invite = new URL(linkIn(await mailbox.waitFor(physician.email), base, '/physician/create'));
-  await call(base, 'POST', '/api/v2/auth/physician/create', {
-    token: invite.searchParams.get('token'),
-    fullName: crm.name,
-    password: physician.password,
-    confirmPassword: physician.password,
-    language: 'pt-br',
-  });
+  await registerPhysician(base, mailbox, asAdmin, boaVista.id, physician, crm);
   // Boa Vista vouches for him by its invitation; Laboratório Sol confirms him too, so his license
   // opens its protocols as well.
   await call(

@@ -1,5 +1,6 @@
 /** Results data made through the real APIs (contract 5 and 6) for the results journeys. */
 import { pdfOfObjects } from './files.js';
+import { linkIn, type Mailbox } from './mailbox.js';
 
 /** A one-page PDF with a line of text, with a correct cross-reference table. */
 export function pdfWith(text: string): Buffer {
@@ -160,4 +161,30 @@ export async function signInApi(
   const ids = pending.filter((t) => t.newTerm).map((t) => t.id);
   if (ids.length > 0) await call(baseUrl, 'POST', '/api/v2/delivery/term/user', { termIds: ids }, auth);
   return { token: result.accessToken, id: result.user.identifier };
+}
+
+/** A physician invited by an institution (as an admin does) who signs up from the mailed link. */
+export async function registerPhysician(
+  baseUrl: string,
+  mailbox: Mailbox,
+  asAdmin: Record<string, string>,
+  institutionId: string,
+  physician: { email: string; password: string },
+  crm: { name: string; crm?: string; uf?: string },
+): Promise<void> {
+  await call(
+    baseUrl,
+    'POST',
+    '/api/administrationbe/physician/invite',
+    { email: physician.email, name: crm.name, crm: crm.crm, uf: crm.uf, institutionId, language: 'pt-br' },
+    asAdmin,
+  );
+  const invite = new URL(linkIn(await mailbox.waitFor(physician.email), baseUrl, '/physician/create'));
+  await call(baseUrl, 'POST', '/api/v2/auth/physician/create', {
+    token: invite.searchParams.get('token'),
+    fullName: crm.name,
+    password: physician.password,
+    confirmPassword: physician.password,
+    language: 'pt-br',
+  });
 }

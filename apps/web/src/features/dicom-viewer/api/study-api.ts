@@ -30,6 +30,7 @@ export interface InstanceInfo {
   sopUid: string;
   number: number | null;
   frames: number;
+  transferSyntax: string | null;
 }
 
 export interface StudyInfo {
@@ -76,6 +77,7 @@ export function useStudyInfo(studyUid: string, seriesUid: string | null) {
         sopUid: text(i, '00080018') ?? '',
         number: num(i, '00200013'),
         frames: num(i, '00280008') ?? 1,
+        transferSyntax: text(i, '00083002'),
       }));
       const [meta] = await dicomJson(
         `${DICOMWEB}/studies/${studyUid}/series/${seriesUid}/instances/${instances[0]?.sopUid}/metadata`,
@@ -94,6 +96,29 @@ export function useStudyInfo(studyUid: string, seriesUid: string | null) {
     staleTime: 60_000,
     retry: false,
   });
+}
+
+/** Transfer syntaxes dwv decodes itself: native little and big endian, JPEG, JPEG 2000, RLE. */
+const DECODED_IN_BROWSER = new Set([
+  '1.2.840.10008.1.2',
+  '1.2.840.10008.1.2.1',
+  '1.2.840.10008.1.2.2',
+  '1.2.840.10008.1.2.4.50',
+  '1.2.840.10008.1.2.4.51',
+  '1.2.840.10008.1.2.4.57',
+  '1.2.840.10008.1.2.4.70',
+  '1.2.840.10008.1.2.4.90',
+  '1.2.840.10008.1.2.4.91',
+  '1.2.840.10008.1.2.5',
+]);
+
+/**
+ * The Accept of a series' files: as stored, or, when one of them is in a syntax the browser cannot
+ * decode (JPEG-LS), Explicit VR Little Endian, which the server decodes them to.
+ */
+export function instanceAccept(instances: InstanceInfo[]): string {
+  const decodable = instances.every((i) => !i.transferSyntax || DECODED_IN_BROWSER.has(i.transferSyntax));
+  return decodable ? 'application/dicom' : 'application/dicom; transfer-syntax=1.2.840.10008.1.2.1';
 }
 
 /** The URL of one instance as a bare Part 10 file (what the renderer loads). */

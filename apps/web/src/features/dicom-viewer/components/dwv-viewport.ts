@@ -1,4 +1,4 @@
-import { App, AppOptions, Index, Point3D, ToolConfig, ViewConfig, WindowLevel } from 'dwv';
+import { App, AppOptions, Index, Point2D, ToolConfig, ViewConfig, WindowLevel } from 'dwv';
 
 export type ViewerTool = 'Scroll' | 'WindowLevel' | 'ZoomAndPan' | 'Ruler';
 
@@ -10,6 +10,8 @@ export interface ViewportState {
   center: number | null;
   width: number | null;
   zoom: number;
+  /** The image pixel (column, row) at the centre of the view: zooming keeps it, panning moves it. */
+  centre: [number, number] | null;
   inverted: boolean;
   playing: boolean;
   /** 0-100 while loading. */
@@ -22,7 +24,8 @@ export interface ViewportState {
 
 /**
  * dwv's App behind a small surface: load a series, scroll, window, zoom, invert, cine, measure.
- * One finger (or the mouse) does what the chosen tool does; two fingers always pinch-zoom and pan.
+ * One finger (or the mouse) does what the chosen tool does, except that with the scroll tool a
+ * vertical swipe goes through the slices; two fingers always pinch to zoom and drag to pan.
  */
 export class DwvViewport {
   private readonly app = new App();
@@ -33,6 +36,7 @@ export class DwvViewport {
     center: null,
     width: null,
     zoom: 1,
+    centre: null,
     inverted: false,
     playing: false,
     progress: 0,
@@ -40,11 +44,61 @@ export class DwvViewport {
     loaded: false,
     failed: false,
   };
-  private readonly onTwoFingers = (event: TouchEvent) => {
-    if (event.touches.length >= 2 && this.state.loaded) this.app.setTool('ZoomAndPan');
+  /** The touch gesture under way: one finger scrolling slices, or two pinching and panning. */
+  private gesture:
+    | { kind: 'swipe'; y: number; carry: number }
+    | { kind: 'pinch'; distance: number; x: number; y: number }
+    | { kind: 'none' } = { kind: 'none' };
+  /** Pixels of vertical swipe per slice. */
+  private static readonly SWIPE_STEP = 12;
+
+  private readonly onTouchStart = (event: TouchEvent) => {
+    if (!this.state.loaded) return;
+    if (event.touches.length >= 2) {
+      const [a, b] = [event.touches[0]!, event.touches[1]!];
+      this.gesture = {
+        kind: 'pinch',
+        distance: Math.hypot(a.clientX - b.clientX, a.clientY - b.clientY),
+        x: (a.clientX + b.clientX) / 2,
+        y: (a.clientY + b.clientY) / 2,
+      };
+    } else if (this.tool === 'Scroll') {
+      this.gesture = { kind: 'swipe', y: event.touches[0]!.clientY, carry: 0 };
+    } else {
+      return; // One finger with another tool: dwv's tool (window, pan, ruler) takes it.
+    }
+    // Ours alone: dwv's layers never see it (nor start cine on a long press).
+    event.stopPropagation();
   };
+
+  private readonly onTouchMove = (event: TouchEvent) => {
+    const g = this.gesture;
+    if (g.kind === 'none') return;
+    event.stopPropagation();
+    event.preventDefault();
+    if (g.kind === 'swipe' && event.touches.length === 1) {
+      // Finger up: the next slice, as content follows the finger.
+      const moved = g.carry + (g.y - event.touches[0]!.clientY);
+      const steps = Math.trunc(moved / DwvViewport.SWIPE_STEP);
+      this.gesture = { ...g, y: event.touches[0]!.clientY, carry: moved - steps * DwvViewport.SWIPE_STEP };
+      if (steps) this.scrollBy(steps);
+    } else if (g.kind === 'pinch' && event.touches.length >= 2) {
+      const [a, b] = [event.touches[0]!, event.touches[1]!];
+      const distance = Math.hypot(a.clientX - b.clientX, a.clientY - b.clientY);
+      const x = (a.clientX + b.clientX) / 2;
+      const y = (a.clientY + b.clientY) / 2;
+      const box = this.container.getBoundingClientRect();
+      this.pan(x - g.x, y - g.y);
+      if (g.distance > 0 && distance > 0) this.zoomAt(distance / g.distance - 1, x - box.left, y - box.top);
+      this.gesture = { kind: 'pinch', distance, x, y };
+    }
+  };
+
   private readonly onTouchEnd = (event: TouchEvent) => {
-    if (event.touches.length === 0 && this.state.loaded) this.applyTool();
+    if (this.gesture.kind === 'none') return;
+    event.stopPropagation();
+    // Lifting one of two fingers ends the pinch; the other finger does nothing until lifted.
+    if (event.touches.length === 0) this.gesture = { kind: 'none' };
   };
 
   constructor(
@@ -74,8 +128,10 @@ export class DwvViewport {
     this.app.addEventListener('wlchange', () => this.refresh());
     this.app.addEventListener('zoomchange', () => this.refresh());
     // Capture phase: decided before dwv's own listeners on the layers see the touch.
-    container.addEventListener('touchstart', this.onTwoFingers, { capture: true, passive: true });
-    container.addEventListener('touchend', this.onTouchEnd, { capture: true, passive: true });
+    container.addEventListener('touchstart', this.onTouchStart, { capture: true });
+    container.addEventListener('touchmove', this.onTouchMove, { capture: true, passive: false });
+    container.addEventListener('touchend', this.onTouchEnd, { capture: true });
+    container.addEventListener('touchcancel', this.onTouchEnd, { capture: true });
   }
 
   private set(changes: Partial<ViewportState>) {
@@ -87,15 +143,35 @@ export class DwvViewport {
     return this.app.getActiveLayerGroup()?.getActiveViewLayer()?.getViewController();
   }
 
+  /**
+   * The dimension the slider, wheel and keys go through: the slices of a series, or the frames
+   * (dimension 3) of a single multi-frame instance such as an ultrasound clip.
+   */
+  private scrollDim(): number {
+    const vc = this.controller();
+    if (!vc) return 2;
+    const size = vc.getImageSize();
+    const dim = vc.getScrollDimIndex();
+    return size.get(dim) > 1 || size.length() < 4 || !size.moreThanOne(3) ? dim : 3;
+  }
+
+  /** The view's centre in display pixels. */
+  private middle(): Point2D {
+    return new Point2D(this.container.clientWidth / 2, this.container.clientHeight / 2);
+  }
+
   /** Reads position, window and zoom back from dwv after any change. */
   private refresh() {
     const vc = this.controller();
     if (!vc) return;
     const size = vc.getImageSize();
-    const scrollDim = vc.getScrollDimIndex();
+    const scrollDim = this.scrollDim();
     const wl = vc.canWindowLevel() ? vc.getWindowLevel() : null;
     const scale = this.app.getActiveLayerGroup()?.getAddedScale();
+    const layer = this.app.getActiveLayerGroup()?.getActiveViewLayer();
+    const centre = layer?.displayToPlaneIndex(this.middle());
     this.set({
+      centre: centre ? [centre.get(0) ?? 0, centre.get(1) ?? 0] : null,
       index: vc.getCurrentIndex().get(scrollDim) ?? 0,
       count: size.get(scrollDim) ?? 1,
       center: wl ? Math.round(wl.center) : null,
@@ -106,12 +182,14 @@ export class DwvViewport {
     });
   }
 
+  /** `headers`' Accept asks for the files in a transfer syntax dwv decodes where needed. */
   load(urls: string[], headers: Record<string, string>) {
     this.set({ loaded: false, rendered: false, failed: false, progress: 0, index: 0, count: urls.length });
     this.app.reset();
     this.app.loadURLs(urls, {
       requestHeaders: Object.entries(headers).map(([name, value]) => ({ name, value })),
       batchSize: 12,
+      forceLoader: 'dicom',
     });
   }
 
@@ -132,7 +210,7 @@ export class DwvViewport {
   scrollTo(index: number) {
     const vc = this.controller();
     if (!vc) return;
-    const dim = vc.getScrollDimIndex();
+    const dim = this.scrollDim();
     const values = vc.getCurrentIndex().getValues();
     values[dim] = Math.max(0, Math.min(this.state.count - 1, index));
     vc.setCurrentIndex(new Index(values));
@@ -155,12 +233,33 @@ export class DwvViewport {
     this.refresh();
   }
 
+  /** Zooms by `step` (0.25: a quarter larger) about the centre of the view. */
   zoom(step: number) {
+    const middle = this.middle();
+    this.zoomAt(step, middle.getX(), middle.getY());
+  }
+
+  /** Zooms about a point of the view (display pixels): the image under it stays under it. */
+  private zoomAt(step: number, x: number, y: number) {
     const group = this.app.getActiveLayerGroup();
-    const vc = this.controller();
-    if (!group || !vc) return;
-    const center = vc.getCurrentPosition();
-    group.addScale(step, new Point3D(center.get(0) ?? 0, center.get(1) ?? 0, center.get(2) ?? 0));
+    const layer = group?.getActiveViewLayer();
+    const vc = layer?.getViewController();
+    if (!group || !layer || !vc) return;
+    const centre = vc.getPlanePositionFromPlanePoint(layer.displayToMainPlanePos(new Point2D(x, y)));
+    group.addScale(step, centre);
+    group.draw();
+    this.refresh();
+  }
+
+  /** Moves the image by display pixels. */
+  private pan(dx: number, dy: number) {
+    const group = this.app.getActiveLayerGroup();
+    const layer = group?.getActiveViewLayer();
+    const vc = layer?.getViewController();
+    if (!group || !layer || !vc || (!dx && !dy)) return;
+    const plane = layer.displayToPlaneScale(new Point2D(dx, dy));
+    const offset = vc.getOffset3DFromPlaneOffset({ x: plane.getX(), y: plane.getY() });
+    group.addTranslation({ x: offset.getX(), y: offset.getY(), z: offset.getZ() });
     group.draw();
     this.refresh();
   }
@@ -186,8 +285,10 @@ export class DwvViewport {
   }
 
   destroy() {
-    this.container.removeEventListener('touchstart', this.onTwoFingers, { capture: true });
+    this.container.removeEventListener('touchstart', this.onTouchStart, { capture: true });
+    this.container.removeEventListener('touchmove', this.onTouchMove, { capture: true });
     this.container.removeEventListener('touchend', this.onTouchEnd, { capture: true });
+    this.container.removeEventListener('touchcancel', this.onTouchEnd, { capture: true });
     this.controller()?.stop();
     this.app.abortAllLoads();
     this.app.reset();

@@ -28,7 +28,7 @@ import { AuthorizedImage, authHeaders, DICOMWEB } from '../../../components/dico
 import { saveFile } from '../../../components/results-api';
 import { formatCalendarDate } from '../../../lib/dates';
 import { usePageTitle } from '../../../lib/use-page-title';
-import { instanceUrl, useStudyInfo, useStudySeries } from '../api/study-api';
+import { instanceAccept, instanceUrl, useStudyInfo, useStudySeries } from '../api/study-api';
 import { DwvViewport, type ViewerTool, type ViewportState } from './dwv-viewport';
 
 /** Window presets (width, centre in HU) radiologists use for CT. */
@@ -139,7 +139,7 @@ export default function StudyViewerPage() {
     if (!activeSeries || !instances?.length || !viewport.current) return;
     viewport.current.load(
       instances.map((i) => instanceUrl(studyUid, activeSeries, i.sopUid)),
-      { ...authHeaders(), accept: 'application/dicom' },
+      { ...authHeaders(), accept: instanceAccept(instances) },
     );
   }, [studyUid, activeSeries, instances]);
 
@@ -224,20 +224,37 @@ export default function StudyViewerPage() {
             {examTitle ?? t('dicom.title')}
           </Text>
         </Group>
+        {/* On a phone the title keeps the width: the download is an icon there. */}
         <Button
+          visibleFrom="sm"
           size="compact-sm"
           variant="light"
+          style={{ flexShrink: 0 }}
           leftSection={<Icon d={ICONS.download} />}
           loading={downloading}
           onClick={() => void download()}
         >
           {t('dicom.download')}
         </Button>
+        <Tooltip label={t('dicom.download')}>
+          <ActionIcon
+            hiddenFrom="sm"
+            variant="light"
+            size="lg"
+            style={{ flexShrink: 0 }}
+            aria-label={t('dicom.download')}
+            loading={downloading}
+            onClick={() => void download()}
+          >
+            <Icon d={ICONS.download} />
+          </ActionIcon>
+        </Tooltip>
       </Group>
 
       <Group gap={6} wrap="wrap" role="toolbar" aria-label={t('dicom.tools')}>
         <SegmentedControl
           size="xs"
+          w={{ base: '100%', sm: 'auto' }}
           value={tool}
           onChange={(value) => setTool(value as ViewerTool)}
           data={[
@@ -322,6 +339,7 @@ export default function StudyViewerPage() {
           data-count={s?.count ?? 0}
           data-window={s && s.width !== null ? `${s.width}/${s.center}` : ''}
           data-zoom={s?.zoom ?? 1}
+          data-centre={s?.centre?.join(',') ?? ''}
           data-loaded={s?.loaded ? 'true' : 'false'}
           data-rendered={s?.rendered ? 'true' : 'false'}
           role="img"
