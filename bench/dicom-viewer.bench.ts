@@ -85,6 +85,8 @@ try {
       viewport: { width: 1280, height: 900 },
     });
     await context.addInitScript(() => {
+      // tsx names the functions this script sends to the page through a helper of its own.
+      (window as unknown as { __name: (f: unknown) => unknown }).__name = (f) => f;
       sessionStorage.setItem('portal.scamWarningSeen', '1');
       localStorage.setItem('portal.cookieConsent', JSON.stringify('accepted'));
     });
