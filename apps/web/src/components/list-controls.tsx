@@ -79,7 +79,7 @@ export function DateRangeFilter({
           dropdown: { 'aria-labelledby': undefined, 'aria-label': t('filters.calendar.dialog', { field: fieldLabel }) },
         },
       }}
-      classNames={{ day: 'calendar-day' }}
+      classNames={{ day: 'calendar-day', datePickerRoot: 'calendar-root', presetsList: 'calendar-presets' }}
       miw={230}
     />
   );
