@@ -251,6 +251,32 @@ describe('the DICOM viewer', () => {
     await page.context().close();
   }, 300_000);
 
+  it('plays the ultrasound clip frame by frame and pauses it', async () => {
+    const page = await openPage(browser, portal.baseUrl, '/login', true);
+    await openStudy(page, patient);
+    // One instance of 16 frames (JPEG, decoded in the browser): the frames are what scrolls and plays.
+    await page.getByRole('listitem', { name: /US, 1 image/ }).click();
+    await loaded(page, 16);
+    expect(await greyLevels(page)).toBeGreaterThan(3);
+    await page.keyboard.press('End');
+    expect((await state(page)).slice).toBe(16);
+    await page.keyboard.press('Home');
+    await page.getByRole('button', { name: 'Reproduzir' }).click();
+    const seen = new Set<number>();
+    for (let i = 0; i < 20 && seen.size < 4; i++) {
+      seen.add((await state(page)).slice);
+      await page.waitForTimeout(150);
+    }
+    expect(seen.size).toBeGreaterThanOrEqual(4);
+    await page.screenshot({ path: `${ROOT}/e2e/artifacts/dicom-viewer-us-cine-1280.png` });
+    await page.getByRole('button', { name: 'Pausar' }).click();
+    const paused = (await state(page)).slice;
+    await page.waitForTimeout(800);
+    expect((await state(page)).slice).toBe(paused);
+    await page.getByRole('button', { name: 'Reproduzir' }).waitFor();
+    await page.context().close();
+  }, 300_000);
+
   it('the requesting physician opens the same CT at 1280 px', async () => {
     const page = await openPage(browser, portal.baseUrl, '/login', true);
     await openStudy(page, doctor);

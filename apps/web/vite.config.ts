@@ -54,8 +54,9 @@ function precompress(): Plugin {
   };
 }
 
-// dwv (the DICOM viewer's renderer) starts its decoders (JPEG, JPEG 2000, RLE) as workers that it
-// finds beside its own chunk, under assets/workers/: they are copied there as dwv ships them.
+// dwv (the DICOM viewer's renderer) starts its decoders (JPEG, JPEG 2000, RLE) as workers at
+// assets/workers/ relative to the page (document.baseURI), not to its chunk: the viewer's page is
+// /study/:uid, so they are copied to study/assets/workers/ as dwv ships them.
 function dwvWorkers(): Plugin {
   let outDir = 'dist';
   return {
@@ -66,7 +67,7 @@ function dwvWorkers(): Plugin {
     },
     closeBundle() {
       const from = path.join(path.dirname(createRequire(import.meta.url).resolve('dwv')), 'assets', 'workers');
-      const to = path.join(outDir, 'assets', 'assets', 'workers');
+      const to = path.join(outDir, 'study', 'assets', 'workers');
       fs.mkdirSync(to, { recursive: true });
       for (const file of fs.readdirSync(from)) {
         if (file.endsWith('.js')) fs.copyFileSync(path.join(from, file), path.join(to, file));
