@@ -61,6 +61,7 @@ export const zDashboard = z.object({
       outboxWaiting: z.number().int(),
       outboxFailed: z.number().int(),
       loginFailures24h: z.number().int(),
+      /** Accounts under a sign-in or MFA lock now (People's state LOCKED). */
       lockedNow: z.number().int(),
     })
     .nullable(),
@@ -181,9 +182,12 @@ export const zOutboxPage = paged(zOutboxItem);
 export type OutboxPage = z.output<typeof zOutboxPage>;
 
 export const zAccountType = z.enum(['PATIENT', 'PHYSICIAN', 'EXTERNAL', 'ADMIN', 'COMPANY']);
+/** The People filter's states: the account's `state`, or LOCKED (a sign-in lock running now). */
+export const zAccountStateFilter = z.enum(['ACTIVE', 'NOT_ACTIVATED', 'DISABLED', 'LOCKED']);
 export const zAccountQuery = z.object({
   search: zSearch,
   type: zAccountType.optional(),
+  state: zAccountStateFilter.optional(),
   page: zPage,
   size: zSize,
 });

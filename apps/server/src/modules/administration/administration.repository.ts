@@ -2,6 +2,7 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database, UserType } from '../../db/schema.js';
 import { auditRowsNewestFirst } from '../../db/audit-keyset.js';
+import { attemptSubject } from '../../plugins/throttle.js';
 
 /**
  * The administration console's reads and writes. `institutionIds` is the caller's reach:
@@ -111,10 +112,9 @@ export async function portalFigures(db: Db, since: string, now: string) {
     .where('event', '=', 'LOGIN_FAILED')
     .where('occurredAt', '>=', since)
     .executeTakeFirst();
-  const locked = await db
-    .selectFrom('throttles')
+  // The accounts People lists under state LOCKED: the figure opens that list.
+  const locked = await accountQuery(db, null, { state: 'LOCKED', now })
     .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('lockedUntil', '>', now)
     .executeTakeFirst();
   return {
     outboxWaiting: n(outbox.find((r) => r.status === 'PENDING')?.count),
@@ -394,6 +394,9 @@ export async function requeueOutboxRow(db: Db, id: string, now: string): Promise
 export interface AccountFilter {
   search?: string;
   type?: UserType;
+  state?: 'ACTIVE' | 'NOT_ACTIVATED' | 'DISABLED' | 'LOCKED';
+  /** The moment a lock must outlast to count (state LOCKED). */
+  now: string;
 }
 
 function accountQuery(db: Db, reach: Reach, filter: AccountFilter) {
@@ -425,6 +428,26 @@ function accountQuery(db: Db, reach: Reach, filter: AccountFilter) {
     );
   }
   if (filter.type) q = q.where('u.type', '=', filter.type);
+  if (filter.state === 'DISABLED') q = q.where('u.disabled', '=', 1);
+  if (filter.state === 'ACTIVE') q = q.where('u.disabled', '=', 0).where('u.active', '=', 1);
+  if (filter.state === 'NOT_ACTIVATED') q = q.where('u.disabled', '=', 0).where('u.active', '=', 0);
+  if (filter.state === 'LOCKED') {
+    // The account's attempt-gate counters (sign-ins and passwords, MFA codes), as lockKeys names them.
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('throttles as t')
+          .select('t.key')
+          .where('t.lockedUntil', '>', filter.now)
+          .where((inner) =>
+            inner.or([
+              inner('t.key', '=', sql<string>`${attemptSubject.account('')} || ${inner.ref('u.id')}`),
+              inner('t.key', '=', sql<string>`${attemptSubject.mfa('')} || ${inner.ref('u.id')}`),
+            ]),
+          ),
+      ),
+    );
+  }
   if (filter.search) {
     const text = filter.search.toLowerCase();
     const pattern = contains(text);

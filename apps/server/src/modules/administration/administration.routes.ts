@@ -227,7 +227,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
         schema: {
           ...doc(
             'Find people',
-            'By name, e-mail, CPF or CRM; with state and sign-in lock. Company users: their institution’s company users and physicians.',
+            'By name, e-mail, CPF or CRM, by `type`, and by `state`: `ACTIVE`, `NOT_ACTIVATED`, `DISABLED`, or `LOCKED` (a sign-in or MFA lock running now, as counted by the dashboard’s `lockedNow`); with state and sign-in lock. Company users: their institution’s company users and physicians.',
           ),
           querystring: zAccountQuery,
           response: { 200: envelope(zAccountPage) },

@@ -404,14 +404,14 @@ function lockKeys(account: { id: string }): string[] {
 
 export async function accountList(ctx: AppContext, op: Operator, query: z.output<typeof zAccountQuery>) {
   const { offset, limit } = paging(query);
+  const now = ctx.clock.now().toISOString();
   const { rows, total } = await accountPage(
     ctx.db,
     op.reach,
-    { search: query.search, type: query.type },
+    { search: query.search, type: query.type, state: query.state, now },
     offset,
     limit,
   );
-  const now = ctx.clock.now().toISOString();
   const locks = await locksOf(
     ctx.db,
     rows.flatMap((r) => lockKeys(r)),

@@ -445,4 +445,53 @@ describe('administration console API', () => {
       ['ACCOUNT_DISABLED', 'ACCOUNT_ENABLED', 'ACCOUNT_SESSIONS_ENDED', 'ACCOUNT_UNLOCKED'].sort(),
     );
   });
+
+  it('filters people by state, LOCKED being a lock running now, within the company’s reach', async () => {
+    const now = portal.ctx.clock.now().getTime();
+    const lock = (key: string, minutes: number) => ({
+      key,
+      failures: 6,
+      firstFailureAt: new Date(now - 600_000).toISOString(),
+      lastFailureAt: new Date(now - 60_000).toISOString(),
+      lockedUntil: new Date(now + minutes * 60_000).toISOString(),
+    });
+    const keys = [
+      `account:${ownPhysician.id}`,
+      `mfa:user:${foreignPhysician.id}`,
+      `account:${w.users.owner.id}`,
+      'protocol:foreign1',
+    ];
+    await portal.ctx.db
+      .insertInto('throttles')
+      .values([lock(keys[0]!, 5), lock(keys[1]!, 10), lock(keys[2]!, -1), lock(keys[3]!, 5)])
+      .execute();
+    const list = async (query: string, token: string) => {
+      const page = (await call('GET', `${BASE}/accounts?${query}`, token)).json().data;
+      return { total: page.total as number, names: (page.items as Array<{ name: string }>).map((a) => a.name) };
+    };
+    try {
+      // The ended lock (owner) and a protocol number's lock are no account locked now.
+      expect(await list('state=LOCKED', w.tokens.admin)).toEqual({ total: 2, names: ['Dr Outra', 'Dra Alfa'] });
+      // The dashboard's figure counts the accounts that list holds.
+      expect((await call('GET', `${BASE}/dashboard`, w.tokens.admin)).json().data.portal.lockedNow).toBe(2);
+      expect(await list('state=LOCKED&type=PHYSICIAN&search=6666', w.tokens.admin)).toEqual({
+        total: 1,
+        names: ['Dr Outra'],
+      });
+      expect(await list('state=LOCKED', company)).toEqual({ total: 1, names: ['Dra Alfa'] });
+      expect(await list('state=LOCKED', foreignCompany)).toEqual({ total: 1, names: ['Dr Outra'] });
+      expect((await call('GET', `${BASE}/accounts?state=locked`, w.tokens.admin)).statusCode).toBe(400);
+
+      expect(
+        (await call('PUT', `${BASE}/accounts/${ownPhysician.id}/disabled`, company, { disabled: true })).statusCode,
+      ).toBe(200);
+      expect(await list('state=DISABLED', company)).toEqual({ total: 1, names: ['Dra Alfa'] });
+      const active = await list('state=ACTIVE&type=PHYSICIAN', w.tokens.admin);
+      expect(active.names).toContain('Dr Outra');
+      expect(active.names).not.toContain('Dra Alfa');
+    } finally {
+      await portal.ctx.db.deleteFrom('throttles').where('key', 'in', keys).execute();
+      await call('PUT', `${BASE}/accounts/${ownPhysician.id}/disabled`, company, { disabled: false });
+    }
+  });
 });
