@@ -234,6 +234,109 @@ describe('administration console: people and invitations', () => {
   });
 });
 
+describe('administration console: an account’s access', () => {
+  const PASSWORD = 'Marcos-2026-ok';
+  const signIn = (password = PASSWORD) =>
+    call('POST', '/api/v2/auth/login', { userName: PHYSICIAN.email, password, appKey: 'login' });
+  const row = () => adminPage.getByRole('row', { name: new RegExp(PHYSICIAN.name) });
+
+  /** Opens the row's action, checks what its dialog says, and confirms it. */
+  async function confirmAction(action: string, title: string, text: string, screen?: string): Promise<void> {
+    const page = adminPage;
+    await row().getByRole('button', { name: action }).click();
+    const dialog = page.getByRole('dialog', { name: title });
+    await dialog.getByText(text).waitFor();
+    if (screen) {
+      await expectAccessible(page, screen);
+      await screenshotBothWidths(page, screen);
+      if (!(await dialog.isVisible())) await row().getByRole('button', { name: action }).click();
+    }
+    await dialog.getByRole('button', { name: action }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByText('Feito.').first().waitFor();
+  }
+
+  it('disables an account, which can no longer sign in, and enables it again', async () => {
+    const page = adminPage;
+    await nav(page, 'Pessoas');
+    await page.getByRole('searchbox', { name: 'Nome, e-mail, CPF ou CRM' }).fill(PHYSICIAN.email);
+    await row().waitFor();
+    expect((await signIn()).status).toBe(200);
+
+    await confirmAction(
+      'Desativar',
+      'Desativar conta?',
+      `${PHYSICIAN.name} não poderá mais entrar e suas sessões abertas serão encerradas.`,
+      'admin-people-disable',
+    );
+    await row().getByText('Desativada').waitFor();
+    await checkScreen(page, 'admin-people-disabled');
+    expect((await signIn()).status).not.toBe(200);
+
+    await confirmAction(
+      'Reativar',
+      'Reativar conta?',
+      `${PHYSICIAN.name} poderá entrar de novo.`,
+      'admin-people-enable',
+    );
+    await row().getByRole('button', { name: 'Desativar' }).waitFor();
+    expect((await signIn()).status).toBe(200);
+  });
+
+  it('unlocks an account locked by wrong passwords, which then signs in', async () => {
+    const page = adminPage;
+    let refused = 0;
+    for (let i = 0; i < 6 && refused === 0; i += 1) {
+      const answer = await signIn('senha-errada-2026');
+      if (answer.status === 429) refused += 1;
+    }
+    expect(refused, 'the wrong passwords locked the account').toBe(1);
+    expect((await signIn()).status, 'the right password is refused while locked').toBe(429);
+
+    // The dashboard's figure counts the locked account and opens People on the locked ones.
+    await nav(page, 'Painel');
+    const figure = page.getByText('Acessos bloqueados agora').locator('..').getByRole('link');
+    await expect.poll(() => figure.textContent(), { timeout: 15_000 }).toBe('1');
+    await figure.click();
+    await page.waitForURL('**/admin/people?state=LOCKED');
+    expect(await page.getByRole('combobox', { name: 'Situação' }).inputValue()).toBe('LOCKED');
+    await row()
+      .getByText(/^Bloqueado até /)
+      .waitFor();
+    expect(await page.getByRole('row').count(), 'the header and the one locked account').toBe(2);
+    await checkScreen(page, 'admin-people-locked');
+    await confirmAction(
+      'Desbloquear',
+      'Desbloquear acesso?',
+      `As tentativas erradas de ${PHYSICIAN.name} serão zeradas e o acesso liberado agora.`,
+      'admin-people-unlock',
+    );
+    // Unlocked, the account leaves the list of locked ones.
+    await row().waitFor({ state: 'detached' });
+    expect((await signIn()).status).toBe(200);
+  });
+
+  it('ends every session of an account: its token is refused afterwards', async () => {
+    const signedIn = await signIn();
+    expect(signedIn.status).toBe(200);
+    const token = (signedIn.body?.data as { accessToken: string }).accessToken;
+    const validate = () => call('GET', '/api/v2/auth/validate', undefined, { authorization: `Bearer ${token}` });
+    expect((await validate()).status).toBe(200);
+
+    await adminPage.getByRole('combobox', { name: 'Situação' }).selectOption({ label: 'Todos' });
+    await row().getByText('Ativa', { exact: true }).waitFor();
+    await confirmAction(
+      'Encerrar sessões',
+      'Encerrar todas as sessões?',
+      `${PHYSICIAN.name} será desconectado em todos os aparelhos.`,
+      'admin-people-end-sessions',
+    );
+    expect((await validate()).status).toBe(401);
+    // Ending the sessions does not close the account: it signs in again.
+    expect((await signIn()).status).toBe(200);
+  });
+});
+
 describe('administration console: integration calls', () => {
   it('links the dashboard’s figures to their lists, and shows the failed calls with their error', async () => {
     const ingest = (number: string, body: unknown) =>
@@ -320,6 +423,39 @@ describe('administration console: HL7 sending facilities', () => {
     await field.fill('LAB-NORTE');
     await page.getByRole('button', { name: 'Salvar', exact: true }).click();
     await page.getByText('Um dos remetentes HL7 já pertence a outra instituição.').waitFor();
+  });
+});
+
+describe('administration console: what patients see of the staff', () => {
+  it('saves whether the patients’ access history names the clinic’s staff', async () => {
+    const page = adminPage;
+    const stored = async () =>
+      (
+        (
+          await call('GET', `/api/administrationbe/institution/${north.id}`, undefined, {
+            authorization: `Bearer ${await adminToken()}`,
+          })
+        ).body?.data as { settings: { accessLogStaffNames: boolean } }
+      ).settings.accessLogStaffNames;
+    expect(await stored()).toBe(false);
+    await page.goto(`/admin/institution/edit/${north.id}`);
+    await page.getByRole('heading', { level: 2, name: 'Instituição: Laboratório Norte' }).waitFor();
+    const toggle = page.getByRole('switch', { name: /^Nomear a equipe no histórico de acessos/ });
+    await page.getByText('Desligado, mostra apenas "a equipe da clínica".', { exact: false }).waitFor();
+    expect(await toggle.isChecked()).toBe(false);
+    await toggle.check();
+    const saved = page.waitForResponse(
+      (r) => r.url().endsWith(`/institution/${north.id}`) && r.request().method() === 'PUT',
+    );
+    await page.getByRole('button', { name: 'Salvar', exact: true }).click();
+    expect((await saved).status()).toBe(200);
+    expect(await stored()).toBe(true);
+    await page.reload();
+    await page.getByRole('heading', { level: 2, name: 'Instituição: Laboratório Norte' }).waitFor();
+    await expect.poll(() => toggle.isChecked(), { timeout: 15_000 }).toBe(true);
+    await toggle.uncheck();
+    await page.getByRole('button', { name: 'Salvar', exact: true }).click();
+    await expect.poll(stored, { timeout: 15_000 }).toBe(false);
   });
 });
 

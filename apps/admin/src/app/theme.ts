@@ -46,14 +46,22 @@ export const cssVariablesResolver: CSSVariablesResolver = () => ({
     '--mantine-color-blue-9': '#0b4a8b',
     '--mantine-color-red-filled': '#a51d1d',
     '--mantine-color-red-filled-hover': '#8e1b1b',
+    // The confirm buttons of unlock (blue), re-enable (green) and end sessions (orange) are filled:
+    // white on them keeps 7:1 too.
+    '--mantine-color-blue-filled': '#0b4a8b',
+    '--mantine-color-blue-filled-hover': '#093c72',
+    '--mantine-color-green-filled': '#1b5e20',
+    '--mantine-color-green-filled-hover': '#17521c',
+    '--mantine-color-orange-filled': '#7a3500',
+    '--mantine-color-orange-filled-hover': '#6a2e00',
     '--mantine-color-red-text': '#a51d1d',
-    // Titles and icons of light alerts and badges sit on a tinted background: darker text keeps 4.5:1.
-    '--mantine-color-green-light-color': '#1b5e20',
+    // Titles and icons of light alerts and badges sit on a tinted background: darker text keeps 7:1.
+    '--mantine-color-green-light-color': '#17521c',
     '--mantine-color-yellow-light-color': '#6b4500',
-    '--mantine-color-red-light-color': '#8e1b1b',
+    '--mantine-color-red-light-color': '#7f1717',
     '--mantine-color-blue-light-color': '#0b4a8b',
     // The console's "end sessions" buttons are light orange.
-    '--mantine-color-orange-light-color': '#8a3c00',
+    '--mantine-color-orange-light-color': '#703000',
   },
   dark: {},
 });

@@ -56,7 +56,7 @@ export function DashboardPage() {
             value={data.portal.loginFailures24h}
             to="/reports?event=LOGIN_FAILED"
           />
-          <Figure label={t('dashboard.locked')} value={data.portal.lockedNow} to="/people" />
+          <Figure label={t('dashboard.locked')} value={data.portal.lockedNow} to="/people?state=LOCKED" />
         </SimpleGrid>
       ) : null}
       {data ? (

@@ -230,6 +230,11 @@ export function InstitutionEditPage() {
                 description={t('institution.createAccountDefaultDisabledHelp')}
                 {...form.register('createAccountDefaultDisabled')}
               />
+              <Switch
+                label={t('institution.accessLogStaffNames')}
+                description={t('institution.accessLogStaffNamesHelp')}
+                {...form.register('accessLogStaffNames')}
+              />
               <Switch label={t('institution.statusVisualizer')} {...form.register('hasExamStatusVisualizer')} />
               <NativeSelect
                 label={t('institution.emailFrequency')}

@@ -16,6 +16,7 @@ export const zInstitutionForm = z.object({
   supportWhatsAppNumber: z.string().trim().max(32),
   shareEnabled: z.boolean(),
   createAccountDefaultDisabled: z.boolean(),
+  accessLogStaffNames: z.boolean(),
   hasExamStatusVisualizer: z.boolean(),
   emailFrequencyDefault: z.enum(['EXAM', 'DAY', 'WEEK', 'DISABLED']),
   visualizerSettings: z.array(
@@ -45,6 +46,7 @@ export const emptyInstitutionForm: InstitutionForm = {
   supportWhatsAppNumber: '',
   shareEnabled: true,
   createAccountDefaultDisabled: false,
+  accessLogStaffNames: false,
   hasExamStatusVisualizer: false,
   emailFrequencyDefault: 'EXAM',
   visualizerSettings: [],
@@ -68,6 +70,7 @@ export function formOf(view: InstitutionView): InstitutionForm {
     supportWhatsAppNumber: view.supportWhatsAppNumber ?? '',
     shareEnabled: view.settings.shareEnabled,
     createAccountDefaultDisabled: view.settings.createAccountDefaultDisabled,
+    accessLogStaffNames: view.settings.accessLogStaffNames,
     hasExamStatusVisualizer: view.settings.hasExamStatusVisualizer,
     emailFrequencyDefault: view.settings.emailFrequencyDefault,
     visualizerSettings: view.settings.visualizerSettings,
@@ -122,6 +125,7 @@ export function toPayload(form: InstitutionForm, hadSmart: boolean) {
     settings: {
       shareEnabled: form.shareEnabled,
       createAccountDefaultDisabled: form.createAccountDefaultDisabled,
+      accessLogStaffNames: form.accessLogStaffNames,
       hasExamStatusVisualizer: form.hasExamStatusVisualizer,
       emailFrequencyDefault: form.emailFrequencyDefault,
       visualizerSettings: form.visualizerSettings.map((v) => ({ ...v, examTypeCode: v.examTypeCode.trim() })),

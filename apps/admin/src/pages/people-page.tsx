@@ -3,6 +3,7 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
 import type { AccountItem, AccountPage } from '@portal/shared/schemas/administration';
 import { ConfirmButton } from '../components/confirm';
 import { DataTable } from '../components/data-table';
@@ -15,6 +16,7 @@ import { notifyError, notifySuccess } from '../lib/notify';
 import { formatDateTime } from '../lib/queries';
 
 const TYPES = ['PATIENT', 'PHYSICIAN', 'EXTERNAL', 'COMPANY', 'ADMIN'] as const;
+const STATES = ['ACTIVE', 'NOT_ACTIVATED', 'DISABLED', 'LOCKED'] as const;
 
 /** People: search accounts, see their state and sign-in lock, disable, unlock, sign out. */
 export function PeoplePage() {
@@ -22,14 +24,19 @@ export function PeoplePage() {
   const language = currentLanguage();
   const queryClient = useQueryClient();
   const [search, setSearch] = useState('');
+  const [params] = useSearchParams();
   const [type, setType] = useState('');
+  // The dashboard's "locked now" figure opens this list on ?state=LOCKED.
+  const [stateFilter, setStateFilter] = useState(params.get('state') ?? '');
   const [page, setPage] = useState(1);
   const [debounced] = useDebouncedValue(search.trim(), 300);
-  const key = ['accounts', debounced, type, page];
+  const key = ['accounts', debounced, type, stateFilter, page];
   const { data } = useQuery({
     queryKey: key,
     queryFn: () =>
-      api<AccountPage>('/api/administrationbe/accounts', { query: { search: debounced, type, page, size: 20 } }),
+      api<AccountPage>('/api/administrationbe/accounts', {
+        query: { search: debounced, type, state: stateFilter, page, size: 20 },
+      }),
   });
   const act = useMutation({
     mutationFn: ({ path, method, body }: { path: string; method: 'PUT' | 'POST'; body?: unknown }) =>
@@ -73,6 +80,18 @@ export function PeoplePage() {
               setPage(1);
             }}
             data={[{ value: '', label: t('common.all') }, ...TYPES.map((v) => ({ value: v, label: t(`types.${v}`) }))]}
+          />
+          <NativeSelect
+            label={t('fields.state')}
+            value={stateFilter}
+            onChange={(e) => {
+              setStateFilter(e.currentTarget.value);
+              setPage(1);
+            }}
+            data={[
+              { value: '', label: t('common.all') },
+              ...STATES.map((v) => ({ value: v, label: t(`states.${v}`) })),
+            ]}
           />
         </Group>
       }
