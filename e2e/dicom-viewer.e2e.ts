@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -274,6 +275,89 @@ describe('the DICOM viewer', () => {
     await page.waitForTimeout(800);
     expect((await state(page)).slice).toBe(paused);
     await page.getByRole('button', { name: 'Reproduzir' }).waitFor();
+    await page.context().close();
+  }, 300_000);
+
+  it('inverts, measures, drags through slices, resets, goes full screen and downloads the study', async () => {
+    const page = await openPage(browser, portal.baseUrl, '/login', true);
+    await openStudy(page, patient);
+    const centrePixel = () =>
+      viewport(page).evaluate((el) => {
+        const canvas = el.querySelector('canvas')!;
+        return canvas.getContext('2d')!.getImageData(canvas.width / 2, canvas.height / 2, 1, 1).data[0]!;
+      });
+    const grey = await centrePixel();
+    await page.getByRole('button', { name: 'Inverter' }).click();
+    await expect.poll(async () => Math.abs((await centrePixel()) - (255 - grey))).toBeLessThanOrEqual(8);
+    await page.getByRole('button', { name: 'Inverter' }).click();
+    await expect.poll(centrePixel).toBe(grey);
+
+    // The scroll tool: dragging the mouse goes through the slices.
+    const box = (await viewport(page).boundingBox())!;
+    const cx = box.x + box.width / 2;
+    const cy = box.y + box.height / 2;
+    await page.keyboard.press('Home');
+    for (let i = 0; i < 10; i++) await page.keyboard.press('PageDown');
+    expect((await state(page)).slice).toBe(101);
+    await page.mouse.move(cx, cy - 80);
+    await page.mouse.down();
+    for (let step = 1; step <= 16; step++) await page.mouse.move(cx, cy - 80 + step * 10);
+    await page.mouse.up();
+    expect(Math.abs((await state(page)).slice - 101)).toBeGreaterThan(3);
+
+    // Reset: zoom, window and inversion back to how the series opened.
+    await page.getByTestId('presets').click();
+    await page.getByRole('menuitem', { name: /Pulmão/ }).click();
+    await page.getByRole('button', { name: 'Aproximar' }).click();
+    await page.getByRole('button', { name: 'Inverter' }).click();
+    await expect.poll(async () => (await state(page)).window).toBe('1500/-600');
+    expect((await state(page)).zoom).toBeGreaterThan(1.2);
+    await page.getByRole('button', { name: 'Restaurar' }).click();
+    expect(await state(page)).toMatchObject({ window: '400/40', zoom: 1 });
+    await page.getByRole('button', { name: 'Inverter', pressed: false }).waitFor();
+
+    // The ruler: a line drawn by the mouse, its length written beside it.
+    const drawn = () =>
+      viewport(page).evaluate((el) => {
+        let count = 0;
+        for (const canvas of Array.from(el.querySelectorAll('canvas')).slice(1)) {
+          const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+          for (let i = 3; i < data.length; i += 4) if (data[i]! > 0) count++;
+        }
+        return count;
+      });
+    expect(await drawn()).toBe(0);
+    await page.getByText('Medir', { exact: true }).click();
+    await page.mouse.move(cx - 80, cy);
+    await page.mouse.down();
+    for (let step = 1; step <= 16; step++) await page.mouse.move(cx - 80 + step * 10, cy + step * 2);
+    await page.mouse.up();
+    await expect.poll(drawn).toBeGreaterThan(100);
+    await page.screenshot({ path: `${ROOT}/e2e/artifacts/dicom-viewer-ruler-1280.png` });
+    await page.getByText('Navegar', { exact: true }).click();
+
+    await page.getByRole('button', { name: 'Tela cheia' }).click();
+    await expect
+      .poll(() =>
+        page.evaluate(
+          () => document.fullscreenElement?.contains(document.querySelector('[data-testid="viewport"]')) ?? false,
+        ),
+      )
+      .toBe(true);
+    await page.screenshot({ path: `${ROOT}/e2e/artifacts/dicom-viewer-fullscreen-1280.png` });
+    await page.keyboard.press('f');
+    await expect.poll(() => page.evaluate(() => document.fullscreenElement === null)).toBe(true);
+
+    // The whole study as a zip: a DICOMDIR and every instance.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Baixar estudo (DICOM)' }).click(),
+    ]);
+    const zip = `${dir}/estudo.zip`;
+    await download.saveAs(zip);
+    const listing = execFileSync('unzip', ['-l', zip], { encoding: 'utf8' });
+    expect(listing).toMatch(/\bDICOMDIR\b/);
+    expect(Number(/(\d+) files/.exec(listing)?.[1])).toBe(200 + 1 + 10 + 1);
     await page.context().close();
   }, 300_000);
 
