@@ -336,6 +336,17 @@ describe('the DICOM viewer', () => {
     await page.screenshot({ path: `${ROOT}/e2e/artifacts/dicom-viewer-ruler-1280.png` });
     await page.getByText('Navegar', { exact: true }).click();
 
+    // With the ruler drawn, window and zoom still act on the image; a shortcut works while
+    // the tool selector keeps the focus the mouse gave it.
+    await page.keyboard.press('3');
+    await expect.poll(async () => (await state(page)).window).toBe('1800/400');
+    await page.getByTestId('presets').click();
+    await page.getByRole('menuitem', { name: /Pulmão/ }).click();
+    await expect.poll(async () => (await state(page)).window).toBe('1500/-600');
+    await page.getByRole('button', { name: 'Aproximar' }).click();
+    await expect.poll(async () => (await state(page)).zoom).toBeGreaterThan(1.2);
+    expect(await drawn()).toBeGreaterThan(100);
+
     await page.getByRole('button', { name: 'Tela cheia' }).click();
     await expect
       .poll(() =>

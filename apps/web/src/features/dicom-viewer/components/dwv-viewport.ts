@@ -139,8 +139,16 @@ export class DwvViewport {
     this.onChange(this.state);
   }
 
+  /**
+   * The image's view layer. Not dwv's active layer: once a ruler is drawn the draw layer becomes
+   * active, and window, zoom, pan and invert must still act on the image.
+   */
+  private viewLayer() {
+    return this.app.getActiveLayerGroup()?.getBaseViewLayer();
+  }
+
   private controller() {
-    return this.app.getActiveLayerGroup()?.getActiveViewLayer()?.getViewController();
+    return this.viewLayer()?.getViewController();
   }
 
   /**
@@ -168,7 +176,7 @@ export class DwvViewport {
     const scrollDim = this.scrollDim();
     const wl = vc.canWindowLevel() ? vc.getWindowLevel() : null;
     const scale = this.app.getActiveLayerGroup()?.getAddedScale();
-    const layer = this.app.getActiveLayerGroup()?.getActiveViewLayer();
+    const layer = this.viewLayer();
     const centre = layer?.displayToPlaneIndex(this.middle());
     this.set({
       centre: centre ? [centre.get(0) ?? 0, centre.get(1) ?? 0] : null,
@@ -242,7 +250,7 @@ export class DwvViewport {
   /** Zooms about a point of the view (display pixels): the image under it stays under it. */
   private zoomAt(step: number, x: number, y: number) {
     const group = this.app.getActiveLayerGroup();
-    const layer = group?.getActiveViewLayer();
+    const layer = group?.getBaseViewLayer();
     const vc = layer?.getViewController();
     if (!group || !layer || !vc) return;
     const centre = vc.getPlanePositionFromPlanePoint(layer.displayToMainPlanePos(new Point2D(x, y)));
@@ -254,7 +262,7 @@ export class DwvViewport {
   /** Moves the image by display pixels. */
   private pan(dx: number, dy: number) {
     const group = this.app.getActiveLayerGroup();
-    const layer = group?.getActiveViewLayer();
+    const layer = group?.getBaseViewLayer();
     const vc = layer?.getViewController();
     if (!group || !layer || !vc || (!dx && !dy)) return;
     const plane = layer.displayToPlaneScale(new Point2D(dx, dy));

@@ -160,11 +160,15 @@ export default function StudyViewerPage() {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement | null;
-      if (target && ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) return;
+      // The tool selector's radios keep focus after a mouse choice: the shortcuts still work
+      // there, except the arrows and space that move through its choices.
+      const radio = target instanceof HTMLInputElement && target.type === 'radio';
+      if (target && !radio && ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName)) return;
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       const v = viewport.current;
       if (!v) return;
       const key = event.key.toLowerCase();
+      if (radio && (key.startsWith('arrow') || key === ' ')) return;
       const actions: Record<string, () => void> = {
         arrowup: () => v.scrollBy(-1),
         arrowleft: () => v.scrollBy(-1),
