@@ -260,6 +260,9 @@ describe('administration console: an account’s access', () => {
     const page = adminPage;
     await nav(page, 'Pessoas');
     await page.getByRole('searchbox', { name: 'Nome, e-mail, CPF ou CRM' }).fill(PHYSICIAN.email);
+    // The row is in the unfiltered list too: wait for the search's own answer, or the dialog opened
+    // from the old row goes away with it.
+    await page.getByText('1 registro', { exact: true }).waitFor();
     await row().waitFor();
     expect((await signIn()).status).toBe(200);
 
