@@ -189,7 +189,7 @@ describe('loading', () => {
     await page.getByRole('button', { name: 'Entrar' }).waitFor();
     expect(scripts.some((s) => s.includes('login-page'))).toBe(true);
     const others = scripts.filter((s) =>
-      /(patient-create|patient-edit|physician-|company-access|reset-password|dashboard|history|charts|recharts|jspdf)/.test(
+      /(patient-create|patient-edit|physician-|company-access|reset-password|dashboard|history|charts|recharts|jspdf|study-viewer|dwv|pdf-viewer|pdf\.worker)/.test(
         s,
       ),
     );
