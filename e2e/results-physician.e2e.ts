@@ -272,6 +272,8 @@ describe('physician dashboard', () => {
     await expectAccessible(page, 'physician dashboard with the calendar open');
     // On a phone its presets go above the month: the open calendar fits the screen.
     await fitsPhoneWidth(page);
+    // The resizes may have taken the focus out of the calendar, where Escape closes it.
+    await calendar.getByRole('button', { name: 'Próximo mês' }).focus();
     await page.keyboard.press('Escape');
     await calendar.waitFor({ state: 'detached' });
 

@@ -31,6 +31,8 @@ export function DashboardPage() {
   const { data, error } = useQuery({
     queryKey: ['dashboard'],
     queryFn: () => api<Dashboard>('/api/administrationbe/dashboard'),
+    // Coming back to the dashboard shows the figures as they are now, not as they were a moment ago.
+    refetchOnMount: 'always',
   });
   const number = (value: number, to: string) => (
     <Anchor component={Link} to={to}>
