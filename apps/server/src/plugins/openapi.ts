@@ -275,7 +275,8 @@ const UI_SCRIPT = `window.addEventListener('load', function () {
     dom_id: '#reference',
     deepLinking: true,
     validatorUrl: null,
-    docExpansion: 'list',
+    // Folded tags: with every operation drawn at once, Swagger UI stopped drawing after the third tag.
+    docExpansion: 'none',
     defaultModelsExpandDepth: 0,
     displayOperationId: false,
     tryItOutEnabled: false,
