@@ -211,7 +211,7 @@ function preparedInserts(sqlite: SQLite.Database) {
 const WRITE_THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.file);
+const db = new Database(workerData.file, workerData.binding ? { nativeBinding: workerData.binding } : {});
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
 db.pragma('foreign_keys = ON');
@@ -274,7 +274,13 @@ class WriteThread {
   constructor(file: string) {
     this.worker = new Worker(WRITE_THREAD_SOURCE, {
       eval: true,
-      workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3') },
+      workerData: {
+        file,
+        driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+        // Module hooks of the main thread do not reach this thread: a better-sqlite3 build other than
+        // node_modules' (one compiled for another Node version, scripts/with-node.sh) is named here.
+        binding: process.env.PORTAL_BETTER_SQLITE3_BINDING,
+      },
     });
     // The process may end while it idles; a commit in flight is awaited by its caller.
     this.worker.unref();
