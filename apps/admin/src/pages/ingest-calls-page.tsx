@@ -1,6 +1,6 @@
 import { Badge, Checkbox, Group, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import type { IngestCallItem, IngestCallPage } from '@portal/shared/schemas/administration';
@@ -21,7 +21,10 @@ export function IngestCallsPage() {
   const language = currentLanguage();
   const [params, setParams] = useSearchParams();
   const institutionId = params.get('institutionId') ?? '';
-  const errors = params.get('errors') === 'true';
+  // The box follows a click at once; the address follows it in a transition, which may lag.
+  const errorsInAddress = params.get('errors') === 'true';
+  const [errors, setErrors] = useState(errorsInAddress);
+  useEffect(() => setErrors(errorsInAddress), [errorsInAddress]);
   const [page, setPage] = useState(1);
   const { data } = useQuery({
     queryKey: ['ingest-calls', institutionId, errors, page],
@@ -46,7 +49,11 @@ export function IngestCallsPage() {
           <Checkbox
             label={t('ingest.errorsOnly')}
             checked={errors}
-            onChange={(e) => setFilter('errors', e.currentTarget.checked ? 'true' : '')}
+            onChange={(e) => {
+              const checked = e.currentTarget.checked;
+              setErrors(checked);
+              setFilter('errors', checked ? 'true' : '');
+            }}
             mb={8}
           />
         </Group>
