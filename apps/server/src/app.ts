@@ -46,6 +46,8 @@ import { termsOperations } from './modules/terms/terms.openapi.js';
 import dicomRoutes from './modules/dicom/dicom.routes.js';
 import { dicomOperations } from './modules/dicom/dicom.openapi.js';
 import accessLogRoutes from './modules/access-log/access-log.routes.js';
+import signatureRoutes from './modules/signatures/signatures.routes.js';
+import { signatureOperations } from './modules/signatures/signatures.openapi.js';
 import { accessLogOperations } from './modules/access-log/access-log.openapi.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -62,6 +64,7 @@ const API_OPERATIONS: OperationDocs = {
   ...deliveryOperations,
   ...sharesOperations,
   ...accessLogOperations,
+  ...signatureOperations,
   ...termsOperations,
   ...institutionOperations,
   ...administrationOperations,
@@ -213,6 +216,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(accountsRoutes(ctx));
   await app.register(sharesRoutes(ctx));
   await app.register(accessLogRoutes(ctx));
+  await app.register(signatureRoutes(ctx));
   await app.register(termsRoutes(ctx));
   await app.register(fhirRoutes(ctx));
   await app.register(dicomRoutes(ctx));

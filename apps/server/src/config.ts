@@ -126,6 +126,7 @@ const schema = z
     HL7_MLLP_TLS_CA: z.string().optional(),
     HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).optional(),
     HASH_QUEUE_MAX: z.coerce.number().int().min(0).max(100_000).optional(),
+    TRUST_ROOTS_DIR: z.string().optional(),
   })
   .superRefine((c, ctx) => {
     if (c.METRICS_PORT !== undefined && c.METRICS_PORT !== 0 && c.METRICS_PORT === c.PORT) {
@@ -224,6 +225,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
               : undefined,
           },
     hashing: hashingLimits(c.HASH_CONCURRENCY, c.HASH_QUEUE_MAX),
+    /**
+     * Issue 22.3: the roots (and intermediates, and CRLs) signed reports are checked against. The
+     * demo, unless told otherwise, trusts the root it makes for its own reports.
+     */
+    trustRootsDir: c.TRUST_ROOTS_DIR
+      ? path.resolve(c.TRUST_ROOTS_DIR)
+      : c.DEMO_DATA
+        ? path.join(dataDir, 'demo-trust-roots')
+        : undefined,
   };
 }
 

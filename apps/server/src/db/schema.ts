@@ -169,6 +169,12 @@ export interface ResourceTable {
   signedSize: number | null;
   signedSha256: string | null;
   signedCrc32: number | null;
+  /** Issue 22.3: the code `/validar` takes (null only for a row written before it existed). */
+  verificationCode: string | null;
+  /** The last check of the signed file's signature (JSON `SignatureCheck`); null without one. */
+  signatureCheck: string | null;
+  /** SHA-256 of the copy with the verification stamp in its margin, once one was made. */
+  stampedSha256: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

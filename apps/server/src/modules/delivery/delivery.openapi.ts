@@ -99,6 +99,12 @@ export const deliveryOperations: OperationDocs = {
     'application/pkcs7-signature': BINARY,
     'application/pdf': BINARY,
   }),
+  'GET /api/v2/delivery/resource/signature/verification': {
+    tag: 'Results',
+    security: 'bearer',
+    errors: { ...REFUSED, 404: [ServerMessage.notFound, ServerMessage.resourceUnavailable] },
+    query: { resourceId: ID },
+  },
   'POST /api/v2/delivery/resource/batchPrinting': {
     tag: 'Results',
     security: 'bearer',

@@ -118,6 +118,9 @@ const RESOURCE_COLUMNS = [
   'signedSize',
   'signedSha256',
   'signedCrc32',
+  'verificationCode',
+  'signatureCheck',
+  'stampedSha256',
   'createdAt',
   'updatedAt',
 ] as const satisfies ReadonlyArray<keyof ResourceRow>;

@@ -3,7 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { zResourceQuery } from '@portal/shared/schemas/delivery';
 import type { AppContext } from '../../context.js';
 import { authenticate, requireAuth } from '../../plugins/auth.js';
-import { openResource } from './resources.service.js';
+import { zSignatureVerificationQuery, zSignatureVerificationResponse } from '@portal/shared/schemas/signatures';
+import { openResource, verifyResourceSignature } from './resources.service.js';
 
 /** Spec 7.4: a report, image or signed file, streamed from storage with Range support. */
 export default function resourceRoutes(ctx: AppContext): FastifyPluginAsync {
@@ -33,5 +34,25 @@ export default function resourceRoutes(ctx: AppContext): FastifyPluginAsync {
         },
       );
     }
+
+    app.get(
+      '/api/v2/delivery/resource/signature/verification',
+      {
+        preHandler,
+        schema: {
+          summary: "Check a signed file's digital signature",
+          description:
+            'Checks the signature of the signed file again, now: whether it matches the bytes, who signed (name, ' +
+            'CPF masked, CRM/UF from the ICP-Brasil fields of the certificate), when, whether the certificate ' +
+            'chains up to a root of `TRUST_ROOTS_DIR` and whether a CRL beside the roots revokes it. With the ' +
+            "report's verification code, which `/validar` takes.",
+          querystring: zSignatureVerificationQuery,
+          response: { 200: zSignatureVerificationResponse },
+        },
+      },
+      async (request) => ({
+        data: await verifyResourceSignature(ctx, requireAuth(request), request.query.resourceId, request),
+      }),
+    );
   };
 }

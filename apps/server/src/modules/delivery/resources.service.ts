@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { formatVerificationCode, type SignatureCheck } from '@portal/shared/schemas/signatures';
 import { EXAM_TIME_ZONE_OFFSET_MINUTES } from '@portal/shared/limits';
 import { ServerMessage } from '@portal/shared/errors';
 import type { FastifyRequest } from 'fastify';
@@ -23,6 +24,7 @@ import {
 import { type LeftOut, type MergeSource, mergePdfs } from './pdf-merge.js';
 import { type NoticeLanguage, noticeLanguage } from './pdf-notice.js';
 import { attachment, fileNamePart } from '../../lib/file-names.js';
+import { checkResourceSignature } from '../signatures/signature-check.service.js';
 
 /** How many reports a merged PDF could not include (each has a page saying so in its place). */
 export const REPORTS_LEFT_OUT_HEADER = 'x-reports-left-out';
@@ -216,6 +218,31 @@ export async function openResource(
   }
   const name = downloadName(protocol, stem, EXTENSION[resource.contentType] ?? 'bin');
   return fileAnswer(ctx, resource.storageKey, resource.size, resource.contentType, name, request.headers.range);
+}
+
+/**
+ * Issue 22.3, "when asked": the signature of a resource's signed file checked again now (the
+ * trust roots and CRLs may have changed since it arrived), with the report's verification code.
+ * Authorised like the signed file's download and traced.
+ */
+export async function verifyResourceSignature(
+  ctx: AppContext,
+  auth: AuthContext,
+  resourceId: string,
+  request: FastifyRequest,
+): Promise<{ resourceId: string; verificationCode: string; check: SignatureCheck | null }> {
+  const viewer = loadViewer(auth);
+  const { protocol, resource } = await authoriseResource(ctx, viewer, resourceId, 'signature');
+  if (!resource.signedStorageKey) throw notFound(ServerMessage.resourceUnavailable);
+  const [check] = await Promise.all([
+    checkResourceSignature(ctx, resource),
+    audit(ctx, request, viewer, protocol, 'VERIFY_SIGNATURE', [resource]),
+  ]);
+  return {
+    resourceId: resource.id,
+    verificationCode: resource.verificationCode ? formatVerificationCode(resource.verificationCode) : '',
+    check,
+  };
 }
 
 /** The report PDFs of a protocol in print order (contract 8): REPORT files, then REPORT_PHYSICIAN files. */

@@ -1,3 +1,4 @@
+import { newVerificationCode } from '../signatures/verification-code.js';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
@@ -293,6 +294,7 @@ export async function makeResource(
       signedSize: signed?.size ?? null,
       signedSha256: signed?.sha256 ?? null,
       signedCrc32: signed?.crc32 ?? null,
+      verificationCode: newVerificationCode(),
       createdAt: input.createdAt ?? NOW,
       updatedAt: NOW,
     })

@@ -13,6 +13,8 @@ import { findExamRow, findResourceRow, insertResourceRow, updateResourceRow } fr
 import { requireProtocol } from './ingest.service.js';
 import { countPdfPages, inspectContent, PAGE_COUNT_PARSE_MAX_BYTES } from './resource-content.js';
 import { storeInstance } from '../dicom/stow.service.js';
+import { checkResourceSignature } from '../signatures/signature-check.service.js';
+import { newVerificationCode } from '../signatures/verification-code.js';
 
 export interface ResourceUpload {
   number: string;
@@ -92,7 +94,23 @@ export async function ingestResource(
     await indexDicomUpload(ctx, institution, key, upload.examKey);
   }
   for (const obsolete of outcome.obsoleteKeys) await removeQuietly(ctx, obsolete);
+  if (upload.signed) await checkSignatureOnArrival(ctx, exam.id, upload.identifier);
   return { created: outcome.created, result: outcome.result };
+}
+
+/**
+ * Issue 22.3: a signed file is checked when it arrives and the result kept with the resource. A
+ * signature that does not check out is stored all the same (the screens say so); a failure of the
+ * check itself leaves the resource unchecked until someone asks.
+ */
+async function checkSignatureOnArrival(ctx: AppContext, examId: string, identifier: string) {
+  const row = await findResourceRow(ctx.db, examId, identifier);
+  if (!row) return;
+  try {
+    await checkResourceSignature(ctx, row);
+  } catch (error) {
+    ctx.log.warn({ err: error, resourceId: row.id }, 'a signed file could not be checked');
+  }
 }
 
 /**
@@ -149,6 +167,7 @@ async function recordResource(
           signedSize: stored.size,
           signedSha256: stored.sha256,
           signedCrc32: stored.crc32,
+          signatureCheck: null,
           updatedAt: now,
         });
         await onExamsChanged(ctx, trx, [examId]);
@@ -172,6 +191,8 @@ async function recordResource(
         signedSize: null,
         signedSha256: null,
         signedCrc32: null,
+        verificationCode: newVerificationCode(),
+        signatureCheck: null,
         createdAt: now,
         updatedAt: now,
       });
@@ -205,6 +226,7 @@ async function recordResource(
                 signedSize: null,
                 signedSha256: null,
                 signedCrc32: null,
+                signatureCheck: null,
               }),
           updatedAt: now,
         });
