@@ -170,7 +170,8 @@ export function makeSigningFixtures(): SigningFixtures {
     const source = Buffer.from(pdf);
     const startxref = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(source.toString('latin1'))?.[1]);
     const size = Number(/\/Size\s+(\d+)/.exec(source.toString('latin1'))?.[1]);
-    if (!Number.isFinite(startxref) || !Number.isFinite(size)) throw new Error('unexpected PDF');
+    const root = /\/Root\s+(\d+\s+\d+\s+R)/.exec(source.toString('latin1'))?.[1];
+    if (!Number.isFinite(startxref) || !Number.isFinite(size) || !root) throw new Error('unexpected PDF');
     const room = 16_384;
     const placeholder = `<${'0'.repeat(room)}>`;
     const rangeSlot = '/ByteRange [0 0000000000 0000000000 0000000000]';
@@ -181,7 +182,7 @@ export function makeSigningFixtures(): SigningFixtures {
     const xrefAt = source.length + Buffer.byteLength(object);
     const tail =
       `xref\n${size} 1\n${String(offset).padStart(10, '0')} 00000 n \n` +
-      `trailer\n<< /Size ${size + 1} /Prev ${startxref} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+      `trailer\n<< /Size ${size + 1} /Root ${root} /Prev ${startxref} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
     const whole = Buffer.concat([source, Buffer.from(object + tail, 'latin1')]);
     const text = whole.toString('latin1');
     const contentsAt = text.indexOf(placeholder, source.length);

@@ -11,7 +11,7 @@ import {
   type Requester,
 } from './demo-clinic.js';
 import { type ReportAnalyte, reportPdf, scanJpeg, scanPng, type ScanKind } from './demo-files.js';
-import { detachedSignature } from './demo-signature.js';
+import type { DemoSigner } from './demo-signature.js';
 
 export type IngestBody = z.input<typeof zIngestProtocol>;
 export type IngestExam = IngestBody['exams'][number];
@@ -24,7 +24,7 @@ export interface DemoFile {
   contentType: 'application/pdf' | 'image/jpeg' | 'image/png';
   make(): Promise<Uint8Array>;
   /** The signed version of this resource, made from the unsigned bytes. */
-  signed?: (unsigned: Uint8Array) => Promise<SignedCopy>;
+  signed?: (unsigned: Uint8Array, signer: DemoSigner) => Promise<SignedCopy>;
 }
 
 export interface SignedCopy {
@@ -178,7 +178,7 @@ export function protocolBuilder(now: Date) {
       findings: string[];
       conclusion: string[];
       physicianCopy?: boolean;
-      /** A detached `.p7s`, or a PDF copy marked as the signed one (PAdES-like, no real signature). */
+      /** A detached `.p7s`, or a PAdES copy of the report (signed by the demo root's radiologist). */
       signed?: 'p7s' | 'pdf';
     }) => {
       const examKey = `${e.key}-${number}`;
@@ -209,21 +209,20 @@ export function protocolBuilder(now: Date) {
         make: () => report(),
         ...(e.signed === 'pdf'
           ? {
-              signed: async () => ({
+              signed: async (_unsigned: Uint8Array, signer: DemoSigner) => ({
                 contentType: 'application/pdf' as const,
-                bytes: await report({ signedNote: `Assinado digitalmente por ${RADIOLOGIST.name} (demonstração)` }),
+                bytes: await signer.pades(
+                  await report({ signedNote: `Assinado digitalmente por ${RADIOLOGIST.name} (demonstração)` }),
+                  at(daysAgo - 2, 14),
+                ),
               }),
             }
           : {}),
         ...(e.signed === 'p7s'
           ? {
-              signed: async (unsigned: Uint8Array) => ({
+              signed: async (unsigned: Uint8Array, signer: DemoSigner) => ({
                 contentType: 'application/pkcs7-signature' as const,
-                bytes: detachedSignature(unsigned, {
-                  signerName: RADIOLOGIST.name,
-                  organization: DEMO_INSTITUTION.name,
-                  signedAt: at(daysAgo - 2, 14),
-                }),
+                bytes: await signer.detached(unsigned, at(daysAgo - 2, 14)),
               }),
             }
           : {}),

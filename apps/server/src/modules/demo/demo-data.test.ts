@@ -47,13 +47,13 @@ async function counts(portal: TestPortal) {
   };
 }
 
-/** `openssl cms -verify` of a detached signature: true or false, or null where openssl is absent. */
-function verifyWithOpenssl(p7s: Buffer, content: Buffer): boolean | null {
+/** `openssl cms -verify` of a detached signature up to `caFile`: true or false, or null where openssl is absent. */
+function verifyWithOpenssl(p7s: Buffer, content: Buffer, caFile: string): boolean | null {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-p7s-'));
   try {
     fs.writeFileSync(path.join(dir, 'sig.p7s'), p7s);
     fs.writeFileSync(path.join(dir, 'report.pdf'), content);
-    const args = ['cms', '-verify', '-binary', '-noverify', '-inform', 'DER', '-in', 'sig.p7s'];
+    const args = ['cms', '-verify', '-binary', '-CAfile', caFile, '-inform', 'DER', '-in', 'sig.p7s'];
     const run = spawnSync('openssl', [...args, '-content', 'report.pdf', '-out', os.devNull], { cwd: dir });
     if (run.error) return null;
     return run.status === 0;
@@ -125,6 +125,11 @@ describe('demo clinic', () => {
       expect(doc.getPageCount()).toBeGreaterThan(1);
     }
     const signed = resources.filter((r) => r.signedStorageKey);
+    const rootsDir = path.join(portal.ctx.config.dataDir, 'demo-trust-roots');
+    expect(portal.ctx.config.trustRootsDir).toBe(rootsDir);
+    const demoRoot = path.join(rootsDir, fs.readdirSync(rootsDir)[0]!);
+    expect(fs.readFileSync(demoRoot, 'utf8')).not.toMatch(/PRIVATE KEY/);
+    expect(portal.logs()).not.toMatch(/PRIVATE KEY|BEGIN CERTIFICATE/);
     const pades = signed.filter((r) => r.signedContentType === 'application/pdf');
     const detached = signed.filter((r) => r.signedContentType === 'application/pkcs7-signature');
     expect(pades.length).toBeGreaterThanOrEqual(1);
@@ -139,7 +144,15 @@ describe('demo clinic', () => {
       // A DER SignedData whose messageDigest is the report's own sha256.
       expect(p7s.subarray(0, 1)).toEqual(Buffer.from([0x30]));
       expect(p7s.includes(createHash('sha256').update(report).digest())).toBe(true);
-      expect(verifyWithOpenssl(p7s, report)).not.toBe(false);
+      expect(verifyWithOpenssl(p7s, report, demoRoot)).not.toBe(false);
+    }
+    // Checked on arrival against the demo root, which the demo trusts.
+    for (const r of signed) {
+      expect(JSON.parse(r.signatureCheck!)).toMatchObject({
+        signatureValid: true,
+        chain: 'trusted',
+        signer: { name: 'FERNANDA LOPES', cpf: '***.533.447-**', crm: 'CRM 98765/SP' },
+      });
     }
     const jpegs = resources.filter((r) => r.contentType === 'image/jpeg');
     const pngs = resources.filter((r) => r.contentType === 'image/png');

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { makeDemoSigner, type DemoSigner } from './demo-signature.js';
 import { zInstitutionCreate } from '@portal/shared/schemas/institution';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../app.js';
@@ -52,7 +54,13 @@ export async function seedDemoClinic(ctx: AppContext): Promise<void> {
   const { institutionId, apiKey } = await ensureInstitution(ctx);
   const users = await ensureAccounts(ctx, institutionId);
   // Results arrive the way an institution's system sends them: through the ingest API.
-  await ingestAll(ctx, apiKey, demoProtocols(ctx.clock.now()));
+  // The radiologist signs with a certificate of the demo root, which the demo trusts (docs/operations.md).
+  const signer = await makeDemoSigner(
+    { name: 'Fernanda Lopes', cpf: '39053344705', crm: '98765', uf: 'SP', organization: DEMO_INSTITUTION.name },
+    ctx.clock.now(),
+    path.join(ctx.config.dataDir, 'demo-trust-roots'),
+  );
+  await ingestAll(ctx, apiKey, demoProtocols(ctx.clock.now()), signer);
 
   const now = ctx.clock.now().toISOString();
   await linkPatientProtocols(ctx.db, institutionId, DEMO_PATIENTS.maria.externalId, users.PATIENT);
@@ -191,7 +199,12 @@ async function ensureAccounts(ctx: AppContext, institutionId: string): Promise<R
   return ids;
 }
 
-async function ingestAll(ctx: AppContext, apiKey: string, protocols: DemoProtocol[]): Promise<void> {
+async function ingestAll(
+  ctx: AppContext,
+  apiKey: string,
+  protocols: DemoProtocol[],
+  signer: DemoSigner,
+): Promise<void> {
   // A private instance of the API with a quiet log: a hundred request lines would bury the rest.
   const quiet = { ...ctx, log: ctx.log.child({ demo: true }, { level: 'warn' }) };
   const app = await buildApp(quiet, { ready: () => true });
@@ -205,7 +218,7 @@ async function ingestAll(ctx: AppContext, apiKey: string, protocols: DemoProtoco
         const bytes = await file.make();
         await call(app, 'PUT', `${url}?type=${file.type}`, apiKey, file.contentType, bytes);
         if (file.signed) {
-          const signed = await file.signed(bytes);
+          const signed = await file.signed(bytes, signer);
           await call(app, 'PUT', `${url}/signed`, apiKey, signed.contentType, signed.bytes);
         }
       }
