@@ -82,6 +82,28 @@ const schema = z
     S3_ACCESS_KEY_ID: z.string().optional(),
     S3_SECRET_ACCESS_KEY: z.string().optional(),
     PUBLIC_URL: url(['http:', 'https:']).optional(),
+    /** Passkeys: the relying party's domain (PUBLIC_URL's host name unless given). */
+    WEBAUTHN_RP_ID: z
+      .string()
+      .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, 'must be a domain name')
+      .optional(),
+    /** Passkeys: the origins the browser may answer from, comma-separated (PUBLIC_URL's origin unless given). */
+    WEBAUTHN_ORIGINS: z
+      .string()
+      .refine(
+        (v) =>
+          v.split(',').every((o) => {
+            try {
+              const u = new URL(o.trim());
+              return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === o.trim();
+            } catch {
+              return false;
+            }
+          }),
+        'must be origins (scheme://host[:port]) separated by commas',
+      )
+      .optional(),
+    WEBAUTHN_RP_NAME: z.string().max(64).default('Portal de Resultados'),
     SMTP_URL: url(['smtp:', 'smtps:']).optional(),
     MAIL_FROM: z.string().default('Resultados <no-reply@localhost>'),
     SMS_WEBHOOK_URL: url(['http:', 'https:']).optional(),
@@ -190,6 +212,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
         } as const)
       : ({ kind: 'disk', dir: path.join(dataDir, 'files') } as const),
     publicUrl: (c.PUBLIC_URL ?? `http://${c.HOST}:${c.PORT}`).replace(/\/+$/, ''),
+    webauthn: webauthnConfig(
+      c.PUBLIC_URL ?? `http://${c.HOST}:${c.PORT}`,
+      c.WEBAUTHN_RP_ID,
+      c.WEBAUTHN_ORIGINS,
+      c.WEBAUTHN_RP_NAME,
+    ),
     smtpUrl: c.SMTP_URL,
     mailFrom: c.MAIL_FROM,
     smsWebhookUrl: c.SMS_WEBHOOK_URL,
@@ -234,6 +262,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       : c.DEMO_DATA
         ? path.join(dataDir, 'demo-trust-roots')
         : undefined,
+  };
+}
+
+/** Passkeys' relying party: by default the public URL's host name and origin. */
+function webauthnConfig(publicUrl: string, rpId: string | undefined, origins: string | undefined, rpName: string) {
+  const url = new URL(publicUrl);
+  return {
+    rpId: (rpId ?? url.hostname).toLowerCase(),
+    rpName,
+    origins: origins ? origins.split(',').map((o) => o.trim()) : [url.origin],
   };
 }
 

@@ -278,6 +278,36 @@ export interface MfaCodeTable {
   createdAt: Timestamp;
 }
 
+/** A passkey (WebAuthn credential) of an account. */
+export interface PasskeyTable {
+  id: string;
+  userId: string;
+  /** base64url */
+  credentialId: string;
+  /** COSE public key, base64url */
+  publicKey: string;
+  counter: number;
+  /** JSON array */
+  transports: string;
+  name: string;
+  /** singleDevice or multiDevice */
+  deviceType: string;
+  backedUp: number;
+  createdAt: Timestamp;
+  lastUsedAt: Timestamp | null;
+}
+
+/** A WebAuthn challenge handed to a browser; deleted as it is answered. */
+export interface WebauthnChallengeTable {
+  id: string;
+  /** REGISTER or SIGN_IN */
+  purpose: string;
+  userId: string | null;
+  challenge: string;
+  expiresAt: Timestamp;
+  createdAt: Timestamp;
+}
+
 export type SessionRole = 'PATIENT' | 'PHYSICIAN' | 'EXTERNAL' | 'GUEST' | 'ADMIN' | 'COMPANY' | 'SHARE';
 
 export interface SessionTable {
@@ -563,4 +593,6 @@ export interface Database {
   dicomStudyOpens: DicomStudyOpenTable;
   ingestCalls: IngestCallTable;
   accessAlertSends: AccessAlertSendTable;
+  passkeys: PasskeyTable;
+  webauthnChallenges: WebauthnChallengeTable;
 }

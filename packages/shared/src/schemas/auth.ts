@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MFA_PHONE_MIN_DIGITS, MFA_TOKEN_LENGTH, PASSWORD_MAX } from '../limits.js';
 import { digitsOnly } from '../validation.js';
 import { envelope } from './common.js';
+import { passkeyAssertion } from './passkeys.js';
 
 /**
  * Messages of the sign-in and MFA calls that the spec's catalogue (section 8) does not name.
@@ -42,6 +43,8 @@ export const loginBody = z.object({
   password: z.string().min(1).max(PASSWORD_MAX),
   dateOfBirth: optionalText(20),
   tokenMFA: optionalText(32),
+  /** A passkey as the second factor, in place of `tokenMFA` (accounts with MFA on). */
+  passkey: passkeyAssertion.nullish().transform((v) => v ?? undefined),
   // Only "admin" opens the administration sessions; anything else is the portal's own login.
   appKey: z
     .string()

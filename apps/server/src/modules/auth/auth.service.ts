@@ -1,7 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { ServerMessage } from '@portal/shared/errors';
 import { AuthMessage, type LoginInput, mfaNeedsValidationMessage, type SessionUser } from '@portal/shared/schemas/auth';
+import { PasskeyMessage, type passkeySignInBody } from '@portal/shared/schemas/passkeys';
 import { formatCpf, maskCpf, parseBrDate } from '@portal/shared/validation';
+import type { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../lib/errors.js';
 import { verifyPassword } from '../../lib/passwords.js';
@@ -29,6 +31,7 @@ import {
   roleOfUserType,
 } from './auth.policy.js';
 import { asChannel, checkCode, sendCode } from './mfa.service.js';
+import { claimAssertion, PasskeyRefused, verifyAssertion } from './passkeys.service.js';
 
 /** A unique login opens at most this many protocols; each one costs an argon2 check. */
 const UNIQUE_LOGIN_MAX_PROTOCOLS = 200;
@@ -276,25 +279,27 @@ async function accountSession(
   attempt: Attempt,
   method: 'EMAIL' | 'CPF',
 ): Promise<LoginResult> {
+  let passkeyId: string | null = null;
   const audit = { kind: method, userId: account.id };
-  if (account.disabled && account.awaitingInstitutionId) {
-    throw fail(forbidden(ServerMessage.accountAwaitingInstitution), { ...audit, reason: 'AWAITING_INSTITUTION' });
-  }
-  if (account.disabled) {
-    throw fail(forbidden(ServerMessage.protocolOrEmailDisabled), { ...audit, reason: 'DISABLED' });
-  }
-  if (!account.active) {
-    throw fail(forbidden(ServerMessage.accountNotActivated), { ...audit, reason: 'NOT_ACTIVATED' });
-  }
-  const gate = appKeyDecision(account.type, input.appKey);
-  if (gate === 'needsAdminInterface') {
-    throw fail(forbidden(ServerMessage.needsAdminInterface), { ...audit, reason: 'ADMIN_INTERFACE' });
-  }
-  if (gate === 'adminOnly') {
-    throw fail(forbidden(AuthMessage.adminLoginOnly), { ...audit, reason: 'NOT_ADMIN' });
-  }
+  checkAccountGates(account, input.appKey, method);
 
-  if (account.mfaEnabled) {
+  let secondFactor: 'CODE' | 'PASSKEY' | null = null;
+  if (account.mfaEnabled && input.passkey) {
+    // A passkey of this account in place of the SMS code.
+    try {
+      const claimed = await claimAssertion(ctx, input.passkey);
+      if (claimed.passkey.userId !== account.id) {
+        throw new PasskeyRefused(unauthorized(PasskeyMessage.passkeyRejected), 'PASSKEY_REJECTED', null);
+      }
+      await verifyAssertion(ctx, input.passkey, claimed);
+      secondFactor = 'PASSKEY';
+      passkeyId = claimed.passkey.id;
+    } catch (error) {
+      if (!(error instanceof PasskeyRefused)) throw error;
+      throw fail(error.error, { ...audit, reason: `MFA_${error.reason}` });
+    }
+  } else if (account.mfaEnabled) {
+    secondFactor = 'CODE';
     const phone = account.mfaPhone ?? account.phoneMobile;
     if (!input.tokenMFA) {
       if (phone) {
@@ -314,6 +319,46 @@ async function accountSession(
     }
   }
 
+  return openAccountSession(ctx, account, input, request, method, {
+    mfa: !!account.mfaEnabled,
+    ...(secondFactor ? { secondFactor } : {}),
+    ...(passkeyId ? { passkeyId } : {}),
+  });
+}
+
+/**
+ * What every way into an account checks besides its secret: disabled, waiting for an
+ * institution, not activated, the right interface (password and passkey sign-ins alike).
+ */
+function checkAccountGates(account: AccountRow, appKey: LoginInput['appKey'], method: string): void {
+  const audit = { kind: method, userId: account.id };
+  if (account.disabled && account.awaitingInstitutionId) {
+    throw fail(forbidden(ServerMessage.accountAwaitingInstitution), { ...audit, reason: 'AWAITING_INSTITUTION' });
+  }
+  if (account.disabled) {
+    throw fail(forbidden(ServerMessage.protocolOrEmailDisabled), { ...audit, reason: 'DISABLED' });
+  }
+  if (!account.active) {
+    throw fail(forbidden(ServerMessage.accountNotActivated), { ...audit, reason: 'NOT_ACTIVATED' });
+  }
+  const gate = appKeyDecision(account.type, appKey);
+  if (gate === 'needsAdminInterface') {
+    throw fail(forbidden(ServerMessage.needsAdminInterface), { ...audit, reason: 'ADMIN_INTERFACE' });
+  }
+  if (gate === 'adminOnly') {
+    throw fail(forbidden(AuthMessage.adminLoginOnly), { ...audit, reason: 'NOT_ADMIN' });
+  }
+}
+
+/** The session of an account that passed every check, and its LOGIN trace. */
+async function openAccountSession(
+  ctx: AppContext,
+  account: AccountRow,
+  input: { appKey: LoginInput['appKey']; customLogin?: string | undefined },
+  request: FastifyRequest,
+  method: 'EMAIL' | 'CPF' | 'PASSKEY',
+  facts: Record<string, unknown>,
+): Promise<LoginResult> {
   const role = roleOfUserType(account.type);
   const institutionCode = isAdministrationType(account.type)
     ? await institutionCodeById(ctx.db, account.institutionId)
@@ -336,12 +381,58 @@ async function accountSession(
         method,
         sessionId: session.sessionId,
         appKey: input.appKey,
-        mfa: !!account.mfaEnabled,
+        ...facts,
       },
     },
     request,
   );
   return { accessToken: session.accessToken, user: await accountUser(ctx, account, role) };
+}
+
+/**
+ * Signs in with a passkey alone (the login page's conditional UI). The challenge is taken out
+ * first, so of many answers to one challenge only one goes further; the signature is then checked
+ * under the account's attempt gate, and the account passes the same checks as with a password.
+ * The passkey, user-verified, stands for both factors: no SMS code is asked.
+ */
+export async function passkeySignIn(
+  ctx: AppContext,
+  input: z.output<typeof passkeySignInBody>,
+  request: FastifyRequest,
+): Promise<LoginResult> {
+  let claimed: Awaited<ReturnType<typeof claimAssertion>>;
+  try {
+    claimed = await claimAssertion(ctx, input);
+  } catch (error) {
+    if (!(error instanceof PasskeyRefused)) throw error;
+    await recordAudit(
+      ctx,
+      {
+        event: 'LOGIN_FAILED',
+        systemUser: error.passkey ? { id: error.passkey.userId, name: null, role: null } : null,
+        resource: { type: 'LOGIN', method: 'PASSKEY' },
+        macro: { reason: error.reason, status: error.error.statusCode },
+      },
+      request,
+    );
+    throw error.error;
+  }
+  const account = await findAccountById(ctx.db, claimed.passkey.userId);
+  if (!account) throw unauthorized(PasskeyMessage.passkeyNotRecognized);
+  const keys = { subject: attemptSubject.account(account.id), address: request.ip };
+  return settle(ctx, request, keys, async () => {
+    try {
+      await verifyAssertion(ctx, input, claimed);
+    } catch (error) {
+      if (!(error instanceof PasskeyRefused)) throw error;
+      throw fail(error.error, { kind: 'PASSKEY', userId: account.id, reason: error.reason });
+    }
+    checkAccountGates(account, 'login', 'PASSKEY');
+    return openAccountSession(ctx, account, { appKey: 'login', customLogin: input.customLogin }, request, 'PASSKEY', {
+      passkeyId: claimed.passkey.id,
+      mfa: !!account.mfaEnabled,
+    });
+  });
 }
 
 async function accountUser(ctx: AppContext, account: AccountRow, role: AuthContext['role']): Promise<SessionUser> {
