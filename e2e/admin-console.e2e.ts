@@ -129,6 +129,7 @@ describe('administration console', () => {
     await page.getByRole('button', { name: 'Adicionar tipo de exame' }).click();
     await page.getByRole('textbox', { name: /^Tipo de exame/ }).fill('XRAY');
     await page.getByRole('checkbox', { name: 'Esconder imagem' }).check();
+    await page.getByRole('switch', { name: 'Convidar pacientes automaticamente' }).check();
     const saved = page.waitForResponse(
       (r) => r.url().includes(`/institution/${institutionId}`) && r.request().method() === 'PUT',
     );
@@ -143,6 +144,7 @@ describe('administration console', () => {
       en: 'Imaging exams stay available for 5 years.',
     });
     expect(stored.data.settings.visualizerSettings).toEqual([{ examTypeCode: 'XRAY', hideButton: true, enable: true }]);
+    expect(stored.data.settings.autoInvitePatients).toBe(true);
     await page.reload();
     await expect
       .poll(() => page.getByRole('textbox', { name: 'Português' }).inputValue(), { timeout: 15_000 })
@@ -170,6 +172,18 @@ describe('administration console', () => {
     expect(await ingestWith(apiKey, '2026009002', protocolBody('Old Key'))).toBe(401);
     expect(await ingestWith(rotated, '2026009002', protocolBody('New Key'))).toBe(201);
     apiKey = rotated;
+
+    // With "invite patients automatically" on, a new patient's protocol mails him the invitation.
+    const invited = protocolBody('Irene Convite');
+    const sent = mailbox.mails.length;
+    expect(
+      await ingestWith(apiKey, '2026009090', {
+        ...invited,
+        patient: { ...invited.patient, email: 'irene@example.com' },
+      }),
+    ).toBe(201);
+    const invitation = await mailbox.waitFor('irene@example.com', { after: sent });
+    expect(linkIn(invitation, portal.baseUrl, '/patient/create')).toContain('token=');
 
     await nav(page, 'Instituições');
     await page.getByRole('link', { name: 'Clínica Horizonte' }).waitFor();

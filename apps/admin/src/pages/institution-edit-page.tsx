@@ -231,6 +231,11 @@ export function InstitutionEditPage() {
                 {...form.register('createAccountDefaultDisabled')}
               />
               <Switch
+                label={t('institution.autoInvitePatients')}
+                description={t('institution.autoInvitePatientsHelp')}
+                {...form.register('autoInvitePatients')}
+              />
+              <Switch
                 label={t('institution.accessLogStaffNames')}
                 description={t('institution.accessLogStaffNamesHelp')}
                 {...form.register('accessLogStaffNames')}

@@ -21,6 +21,7 @@ import * as examListWords from './migrations/2026_11_27_1000_exam_list_words.js'
 import * as accountsAwaitingInstitution from './migrations/2026_11_27_1010_accounts_awaiting_institution.js';
 import * as reportVerification from './migrations/2026_11_27_1230_report_verification.js';
 import * as passkeys from './migrations/2026_11_27_1300_passkeys.js';
+import * as patientAutoInvitations from './migrations/2026_11_27_1400_patient_auto_invitations.js';
 
 /** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
 const MIGRATIONS = {
@@ -45,6 +46,7 @@ const MIGRATIONS = {
   '2026_11_27_1010_accounts_awaiting_institution': accountsAwaitingInstitution,
   '2026_11_27_1230_report_verification': reportVerification,
   '2026_11_27_1300_passkeys': passkeys,
+  '2026_11_27_1400_patient_auto_invitations': patientAutoInvitations,
 } as const;
 
 /**

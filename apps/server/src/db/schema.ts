@@ -264,6 +264,15 @@ export interface OneTimeTokenTable {
   createdAt: Timestamp;
 }
 
+/** The one automatic invitation (AUTO_INVITE) an institution sent a patient of its own. */
+export interface PatientAutoInvitationTable {
+  institutionId: string;
+  /** The institution's patient id (`patient.patientId` of the ingest). */
+  patientExternalId: string;
+  tokenId: string;
+  createdAt: Timestamp;
+}
+
 export interface MfaCodeTable {
   id: string;
   userId: string;
@@ -571,6 +580,7 @@ export interface Database {
   terms: TermTable;
   termAcceptances: TermAcceptanceTable;
   oneTimeTokens: OneTimeTokenTable;
+  patientAutoInvitations: PatientAutoInvitationTable;
   mfaCodes: MfaCodeTable;
   sessions: SessionTable;
   sessionProtocols: SessionProtocolTable;

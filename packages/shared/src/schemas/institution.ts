@@ -54,6 +54,8 @@ const zSmartInput = z.object({
 export const zInstitutionSettingsInput = z.object({
   shareEnabled: z.boolean().optional(),
   createAccountDefaultDisabled: z.boolean().optional(),
+  /** A protocol ingested for a patient without an account mails him an invitation (AUTO_INVITE), once. */
+  autoInvitePatients: z.boolean().optional(),
   emailFrequencyDefault: zInstitutionEmailFrequency.optional(),
   hasExamStatusVisualizer: z.boolean().optional(),
   /** "Who saw my results": staff named to patients (true) or only as "the clinic's staff" (false, the default). */
@@ -137,6 +139,7 @@ export const zInstitutionCreated = z.object({
 export const zInstitutionSettings = z.object({
   shareEnabled: z.boolean(),
   createAccountDefaultDisabled: z.boolean(),
+  autoInvitePatients: z.boolean(),
   emailFrequencyDefault: zInstitutionEmailFrequency,
   hasExamStatusVisualizer: z.boolean(),
   accessLogStaffNames: z.boolean(),

@@ -25,7 +25,9 @@ export const ingestOperations: OperationDocs = {
     description:
       '201 when the protocol is new, 200 when it replaced an earlier version. Idempotent: the same body sent ' +
       'twice changes nothing. Exams a later version no longer lists are disabled, never deleted. `status` takes ' +
-      'either form of spec 4.1; `analytes` feed the results history.',
+      'either form of spec 4.1; `analytes` feed the results history. With the institution setting ' +
+      '`autoInvitePatients`, a patient with an e-mail and no account is mailed an invitation to create one, once ' +
+      'per `patient.patientId` (invitation status AUTO_INVITE).',
     tag: 'Ingest',
     security: 'apiKey',
     errors: { 413: ServerMessage.payloadTooLarge },

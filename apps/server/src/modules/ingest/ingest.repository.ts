@@ -4,6 +4,7 @@ import type {
   AnalyteTable,
   ExamTable,
   OneTimeTokenTable,
+  PatientAutoInvitationTable,
   ProtocolRequesterTable,
   ProtocolTable,
   ResourceTable,
@@ -160,4 +161,29 @@ export function listRecentPatientInvitations(
     .where('usedAt', 'is', null)
     .where('createdAt', '>=', since)
     .execute();
+}
+
+/** Whether an account already has that e-mail or CPF (a patient who needs no invitation). */
+export async function hasAccount(db: Db, email: string, cpf: string | null): Promise<boolean> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where((eb) => (cpf ? eb.or([eb('email', '=', email), eb('cpf', '=', cpf)]) : eb('email', '=', email)))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Takes the institution's one automatic invitation of a patient: true for the caller that took
+ * it, false when it was taken before (or by a concurrent transaction that committed).
+ */
+export async function claimAutoInvitation(db: Db, row: Insertable<PatientAutoInvitationTable>): Promise<boolean> {
+  const taken = await db
+    .insertInto('patientAutoInvitations')
+    .values(row)
+    .onConflict((oc) => oc.columns(['institutionId', 'patientExternalId']).doNothing())
+    .returning('tokenId')
+    .executeTakeFirst();
+  return taken !== undefined;
 }

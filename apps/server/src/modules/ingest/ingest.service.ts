@@ -17,7 +17,9 @@ import { onExamsChanged } from './exam-changes.js';
 import {
   deleteAnalyteRows,
   deleteRequesterRow,
+  claimAutoInvitation,
   findOrCreateTagId,
+  hasAccount,
   findProtocolRow,
   insertAnalyteRows,
   insertExamRow,
@@ -202,6 +204,12 @@ function writeProtocol(
     const changedExamIds = await writeExams(trx, protocolId, body, now, merge);
     await syncRequesters(trx, protocolId, body, fields.sortAt, merge !== undefined);
     if (changedExamIds.length > 0) await onExamsChanged(ctx, trx, changedExamIds);
+    await autoInvitePatient(ctx, trx, institution, {
+      ...fields,
+      id: protocolId,
+      number,
+      patientUserId: existing?.patientUserId ?? null,
+    });
     return { created: !existing, result: { requestId: protocolId, number } };
   });
 }
@@ -414,40 +422,89 @@ export async function invitePatient(
       }
     });
     if (alreadySent) return;
-    const token = newSecretToken();
-    await insertOneTimeTokenRow(trx, {
-      id: newId(),
-      kind: 'INVITE_PATIENT',
-      tokenHash: sha256Hex(token),
-      userId: null,
-      email,
-      institutionId: institution.id,
-      payload: JSON.stringify({
-        protocolId: protocol.id,
-        protocolNumber: protocol.number,
-        name: protocol.patientName,
-        birthDate: protocol.patientBirthDate,
-        cpf: protocol.patientCpf,
-      }),
-      status: 'INVITE_SEND',
-      language,
-      expiresAt: addMs(now, TOKEN_TTL_MS.invitation).toISOString(),
-      usedAt: null,
-      createdAt: now.toISOString(),
-    });
-    const link = `${ctx.config.publicUrl}/patient/create?token=${encodeURIComponent(token)}&language=${language}`;
-    await queueMail(
-      ctx,
-      {
-        kind: 'patientInvitation',
-        to: email,
-        language,
-        link,
-        institutionName: institution.name,
-        params: { name: protocol.patientName, protocolNumber: protocol.number },
-      },
-      trx,
-    );
+    await queuePatientInvitation(ctx, trx, institution, protocol, email, language, 'INVITE_SEND');
   });
   return { requestId: protocol.id, number };
+}
+
+/** The protocol fields an invitation carries (the new account's fixed name and the protocol it links). */
+type InvitedProtocol = Pick<ProtocolRow, 'id' | 'number' | 'patientName' | 'patientBirthDate' | 'patientCpf'>;
+
+/**
+ * Stores a patient invitation (7 days, only its sha256 kept) and queues its mail in `trx`: the
+ * token and the mail commit together.
+ */
+async function queuePatientInvitation(
+  ctx: AppContext,
+  trx: Db,
+  institution: Institution,
+  protocol: InvitedProtocol,
+  email: string,
+  language: Language,
+  status: 'INVITE_SEND' | 'AUTO_INVITE',
+  id: string = newId(),
+): Promise<void> {
+  const now = ctx.clock.now();
+  const token = newSecretToken();
+  await insertOneTimeTokenRow(trx, {
+    id,
+    kind: 'INVITE_PATIENT',
+    tokenHash: sha256Hex(token),
+    userId: null,
+    email,
+    institutionId: institution.id,
+    payload: JSON.stringify({
+      protocolId: protocol.id,
+      protocolNumber: protocol.number,
+      name: protocol.patientName,
+      birthDate: protocol.patientBirthDate,
+      cpf: protocol.patientCpf,
+    }),
+    status,
+    language,
+    expiresAt: addMs(now, TOKEN_TTL_MS.invitation).toISOString(),
+    usedAt: null,
+    createdAt: now.toISOString(),
+  });
+  const link = `${ctx.config.publicUrl}/patient/create?token=${encodeURIComponent(token)}&language=${language}`;
+  await queueMail(
+    ctx,
+    {
+      kind: 'patientInvitation',
+      to: email,
+      language,
+      link,
+      institutionName: institution.name,
+      params: { name: protocol.patientName, protocolNumber: protocol.number },
+    },
+    trx,
+  );
+}
+
+/**
+ * `autoInvitePatients`: a protocol ingested for a patient with an e-mail and without an account
+ * (no account has that e-mail or CPF, the protocol is linked to none) invites him by itself, with
+ * spec 3's status AUTO_INVITE. Once per institution and patient: the row keyed by the patient id
+ * is taken first, so of concurrent ingests of that patient exactly one queues the mail. Runs last
+ * in the ingest's transaction (its lock is the last one taken) and commits or rolls back with it.
+ */
+async function autoInvitePatient(
+  ctx: AppContext,
+  trx: Db,
+  institution: Institution,
+  protocol: InvitedProtocol & { patientUserId: string | null; patientExternalId: string; patientEmail: string | null },
+): Promise<void> {
+  const email = protocol.patientEmail;
+  if (!institution.settings.autoInvitePatients || !email || protocol.patientUserId) return;
+  if (await hasAccount(trx, email, protocol.patientCpf)) return;
+  const tokenId = newId();
+  const claimed = await claimAutoInvitation(trx, {
+    institutionId: institution.id,
+    patientExternalId: protocol.patientExternalId,
+    tokenId,
+    createdAt: ctx.clock.now().toISOString(),
+  });
+  if (claimed) {
+    await queuePatientInvitation(ctx, trx, institution, protocol, email, DEFAULT_LANGUAGE, 'AUTO_INVITE', tokenId);
+  }
 }

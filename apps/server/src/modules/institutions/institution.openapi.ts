@@ -41,6 +41,6 @@ export const institutionOperations: OperationDocs = {
       409: [ServerMessage.institutionCodeInUse, ServerMessage.hl7SendingFacilityInUse],
     },
     params: ID,
-    body: { ...INSTITUTION, settings: { shareEnabled: true, accessLogStaffNames: false } },
+    body: { ...INSTITUTION, settings: { shareEnabled: true, accessLogStaffNames: false, autoInvitePatients: true } },
   },
 };

@@ -44,6 +44,8 @@ export type EmailFrequencyDefault = 'EXAM' | 'DAY' | 'WEEK' | 'DISABLED';
 export interface InstitutionSettings {
   shareEnabled: boolean;
   createAccountDefaultDisabled: boolean;
+  /** Ingest invites a patient without an account by itself (AUTO_INVITE), once per patient. */
+  autoInvitePatients: boolean;
   emailFrequencyDefault: EmailFrequencyDefault;
   hasExamStatusVisualizer: boolean;
   /** "Who saw my results" names staff to patients; otherwise only "the clinic's staff". */
@@ -70,6 +72,7 @@ export interface Institution {
 export const DEFAULT_INSTITUTION_SETTINGS: InstitutionSettings = {
   shareEnabled: true,
   createAccountDefaultDisabled: false,
+  autoInvitePatients: false,
   emailFrequencyDefault: 'EXAM',
   hasExamStatusVisualizer: false,
   accessLogStaffNames: false,
@@ -106,6 +109,7 @@ export function parseInstitutionSettings(json: string | null | undefined): Insti
   return {
     shareEnabled: bool('shareEnabled'),
     createAccountDefaultDisabled: bool('createAccountDefaultDisabled'),
+    autoInvitePatients: bool('autoInvitePatients'),
     emailFrequencyDefault: FREQUENCIES.includes(String(raw.emailFrequencyDefault))
       ? (raw.emailFrequencyDefault as EmailFrequencyDefault)
       : DEFAULT_INSTITUTION_SETTINGS.emailFrequencyDefault,
@@ -124,6 +128,7 @@ function mergeSettings(current: InstitutionSettings, input: InstitutionSettingsI
   return {
     shareEnabled: input.shareEnabled ?? current.shareEnabled,
     createAccountDefaultDisabled: input.createAccountDefaultDisabled ?? current.createAccountDefaultDisabled,
+    autoInvitePatients: input.autoInvitePatients ?? current.autoInvitePatients,
     emailFrequencyDefault: input.emailFrequencyDefault ?? current.emailFrequencyDefault,
     hasExamStatusVisualizer: input.hasExamStatusVisualizer ?? current.hasExamStatusVisualizer,
     accessLogStaffNames: input.accessLogStaffNames ?? current.accessLogStaffNames,
