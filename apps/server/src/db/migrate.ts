@@ -22,6 +22,7 @@ import * as accountsAwaitingInstitution from './migrations/2026_11_27_1010_accou
 import * as reportVerification from './migrations/2026_11_27_1230_report_verification.js';
 import * as passkeys from './migrations/2026_11_27_1300_passkeys.js';
 import * as patientAutoInvitations from './migrations/2026_11_27_1400_patient_auto_invitations.js';
+import * as examHolds from './migrations/2026_11_27_1500_exam_holds.js';
 
 /** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
 const MIGRATIONS = {
@@ -47,6 +48,7 @@ const MIGRATIONS = {
   '2026_11_27_1230_report_verification': reportVerification,
   '2026_11_27_1300_passkeys': passkeys,
   '2026_11_27_1400_patient_auto_invitations': patientAutoInvitations,
+  '2026_11_27_1500_exam_holds': examHolds,
 } as const;
 
 /**

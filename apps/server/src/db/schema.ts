@@ -28,6 +28,19 @@ export interface InstitutionTable {
   updatedAt: Timestamp;
 }
 
+/** Release holds: an institution's rule for one exam type (`exams.type`), see docs/decisions.md. */
+export interface ExamHoldRuleTable {
+  id: string;
+  institutionId: string;
+  examTypeCode: string;
+  /** HOURS, PHYSICIAN or IN_PERSON. */
+  rule: string;
+  hours: number | null;
+  message: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
 export interface VisualizerSettingTable {
   id: string;
   institutionId: string;
@@ -149,6 +162,9 @@ export interface ExamTable {
   resourceKinds: Generated<number>;
   /** Kept by triggers on analytes: 1 when the exam has history results. */
   hasAnalytes: Generated<number>;
+  /** Release holds: when a requesting physician released the result to the patient, and who. */
+  holdReleasedAt: Timestamp | null;
+  holdReleasedBy: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -566,6 +582,7 @@ export interface IngestCallTable {
 export interface Database {
   institutions: InstitutionTable;
   visualizerSettings: VisualizerSettingTable;
+  examHoldRules: ExamHoldRuleTable;
   users: UserTable;
   tags: TagTable;
   tagMembers: TagMemberTable;

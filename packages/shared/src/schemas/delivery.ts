@@ -51,6 +51,24 @@ export const zResource = z.object({
   hasSignedFile: z.boolean(),
 });
 
+/**
+ * Release holds (issue 22): an exam under a hold rule of its institution. `withheld` says the
+ * viewer is on the patient's side and gets no file, value or image of it; the requesting
+ * physician sees the result with `withheld: false` and `canRelease` while he may release it.
+ */
+export const zExamHold = z.object({
+  rule: z.enum(['HOURS', 'PHYSICIAN', 'IN_PERSON']),
+  /** HOURS: when the hold ends by itself. */
+  until: z.string().nullable(),
+  /** The institution's text for the patient; null: the portal's translated default. */
+  message: z.string().nullable(),
+  withheld: z.boolean(),
+  canRelease: z.boolean(),
+});
+export type ExamHold = z.output<typeof zExamHold>;
+
+export const zHoldRelease = z.object({ examId: z.string().min(1).max(64) });
+
 export const zExam = z.object({
   id: z.string(),
   examKey: z.string(),
@@ -76,6 +94,8 @@ export const zExam = z.object({
   hasImageResolved: z.boolean(),
   /** The exam's DICOM study (Study Instance UID), given in the protocol detail only; the viewer opens it over DICOMweb. */
   dicomStudyUid: z.string().nullable().optional(),
+  /** Present while a hold rule of the institution holds the result (null or absent: not held). */
+  hold: zExamHold.nullable().optional(),
 });
 export type Exam = z.output<typeof zExam>;
 
@@ -86,6 +106,8 @@ export const zListedExam = z.object({
   statusCode: z.string(),
   rectificationStatus: z.string().nullable(),
   examRead: z.boolean(),
+  /** Present while a hold rule of the institution holds the result. */
+  hold: zExamHold.nullable().optional(),
 });
 export type ListedExam = z.output<typeof zListedExam>;
 

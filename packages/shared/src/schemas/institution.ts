@@ -22,6 +22,49 @@ export const zVisualizerSetting = z.object({
 });
 export type VisualizerSetting = z.output<typeof zVisualizerSetting>;
 
+/**
+ * Release holds (issue 22): how the results of one exam type (the exam's `type` as ingest stores
+ * it) are held back from the patient's side: for `hours` after release, until the requesting
+ * physician releases them, or never online (delivered in person).
+ */
+export const HOLD_RULES = ['HOURS', 'PHYSICIAN', 'IN_PERSON'] as const;
+export type HoldRuleKind = (typeof HOLD_RULES)[number];
+/** Longest hold for the HOURS rule: 90 days. */
+export const HOLD_HOURS_MAX = 2160;
+export const HOLD_MESSAGE_MAX = 300;
+
+export const zHoldRule = z
+  .object({
+    examTypeCode: z.string().trim().min(1).max(100),
+    rule: z.enum(HOLD_RULES),
+    hours: z.number().int().min(1).max(HOLD_HOURS_MAX).nullish(),
+    /** The institution's words to the patient while the result is held; null: the portal's default text. */
+    message: z
+      .string()
+      .trim()
+      .max(HOLD_MESSAGE_MAX)
+      .nullish()
+      .transform((v) => (v ? v : null)),
+  })
+  .superRefine((v, c) => {
+    if (v.rule === 'HOURS' && (v.hours === undefined || v.hours === null)) {
+      c.addIssue({ code: 'custom', path: ['hours'], message: 'hours is required for the HOURS rule' });
+    }
+  })
+  .transform((v) => ({ ...v, hours: v.rule === 'HOURS' ? (v.hours ?? null) : null }));
+export type HoldRule = z.output<typeof zHoldRule>;
+
+export const zHoldRules = z.object({ rules: z.array(zHoldRule).max(200) }).superRefine((v, c) => {
+  const seen = new Set<string>();
+  v.rules.forEach((r, i) => {
+    const key = r.examTypeCode.toUpperCase();
+    if (seen.has(key))
+      c.addIssue({ code: 'custom', path: ['rules', i, 'examTypeCode'], message: 'repeated exam type' });
+    seen.add(key);
+  });
+});
+export type HoldRules = z.output<typeof zHoldRules>;
+
 /** Longest text of the protocol-screen notice, per language. */
 export const PROTOCOL_NOTICE_MAX = 500;
 

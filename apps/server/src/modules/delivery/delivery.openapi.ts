@@ -31,7 +31,7 @@ const resource = (kind: 'report' | 'image' | 'signature', types: Record<string, 
   security: 'bearer',
   errors: {
     404: [ServerMessage.notFound, ServerMessage.resourceUnavailable],
-    409: ServerMessage.reportAwaitingRectification,
+    409: [ServerMessage.reportAwaitingRectification, ServerMessage.resultHeld],
     416: ServerMessage.validation,
   },
   query: { resourceId: ID, request: ID },
@@ -214,6 +214,21 @@ export const deliveryOperations: OperationDocs = {
     security: 'bearer',
     errors: REFUSED,
     query: { institution: 'LAB01', exam: 'HEM-1' },
+  },
+  'POST /api/v2/delivery/exams/{id}/release': {
+    summary: "Release a held result to the patient (the exam's requesting physician)",
+    description:
+      'Ends the hold an institution rule puts on a sensitive result (held for N hours or until the physician ' +
+      'releases it; results delivered in person cannot be released online). Traced as RESULT_RELEASED; the ' +
+      "patient's result-ready notice follows.",
+    tag: 'Results',
+    security: 'bearer',
+    errors: {
+      403: ServerMessage.forbidden,
+      404: ServerMessage.notFound,
+      409: ServerMessage.holdNotReleasable,
+    },
+    params: { id: ID },
   },
   'POST /api/v2/delivery/interlocution/smart/updatestatus': {
     summary: "The institution's viewer reports an exam's status (the SMART token authenticates)",

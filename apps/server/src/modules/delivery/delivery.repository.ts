@@ -3,6 +3,7 @@ import type { GroupedWrites } from '../../db/grouped-writes.js';
 import type { Selectable } from 'kysely';
 import type { ExamTable, InstitutionTable, ProtocolTable, ResourceTable } from '../../db/schema.js';
 import type { ProtocolFacts, VisualizerSetting } from './delivery.policy.js';
+import type { HoldExamFacts, HoldRuleSetting } from './holds.js';
 
 export type ProtocolRow = Omit<ProtocolTable, 'passwordHash'>;
 export type ExamRow = Selectable<ExamTable>;
@@ -99,6 +100,8 @@ const EXAM_COLUMNS = [
   'position',
   'resourceKinds',
   'hasAnalytes',
+  'holdReleasedAt',
+  'holdReleasedBy',
   'createdAt',
   'updatedAt',
 ] as const satisfies ReadonlyArray<keyof ExamRow>;
@@ -201,6 +204,12 @@ export async function readExamsWithResources(
   return out;
 }
 
+/** One exam row, in one prepared statement of the reader. */
+export async function readExam(r: SqlReader, examId: string): Promise<ExamRow | undefined> {
+  const [values] = await r.arrays(`select ${columnsOf('e', EXAM_COLUMNS)} from exams e where e.id = ?`, [examId]);
+  return values ? fromValues<ExamRow>(EXAM_COLUMNS, values, 0) : undefined;
+}
+
 /** A resource and its exam, in one prepared statement of the reader. */
 export async function readResourceWithExam(
   r: SqlReader,
@@ -299,33 +308,84 @@ export function listedExamsColumn(r: SqlReader, readerKey: { sql: string; params
   };
 }
 
-/** Some institutions with their visualizer settings by exam type code, in one statement. */
+/** Some institutions with their visualizer settings and hold rules by exam type code. */
 export async function institutionsWithSettings(
   r: SqlReader,
   ids: readonly string[],
-): Promise<Map<string, { row: InstitutionRow; visualizer: Map<string, VisualizerSetting> }>> {
-  const out = new Map<string, { row: InstitutionRow; visualizer: Map<string, VisualizerSetting> }>();
+): Promise<
+  Map<string, { row: InstitutionRow; visualizer: Map<string, VisualizerSetting>; holds: Map<string, HoldRuleSetting> }>
+> {
+  const out = new Map<
+    string,
+    { row: InstitutionRow; visualizer: Map<string, VisualizerSetting>; holds: Map<string, HoldRuleSetting> }
+  >();
   if (ids.length === 0) return out;
   const where = inList(r, 'i.id', [...new Set(ids)]);
-  const rows = await r.all<
-    InstitutionRow & { examTypeCode: string | null; hideButton: number | null; enable: number | null }
-  >(
-    `select i.id, i.code, i.name, i.token, i.settings, v.exam_type_code as "examTypeCode",
+  const holdWhere = inList(r, 'h.institution_id', [...new Set(ids)]);
+  const [rows, holdRows] = await Promise.all([
+    r.all<InstitutionRow & { examTypeCode: string | null; hideButton: number | null; enable: number | null }>(
+      `select i.id, i.code, i.name, i.token, i.settings, v.exam_type_code as "examTypeCode",
         v.hide_button as "hideButton", v.enable
       from institutions i left join visualizer_settings v on v.institution_id = i.id
       where ${where.sql}`,
-    where.params,
-  );
+      where.params,
+    ),
+    r.all<{ institutionId: string; examTypeCode: string; rule: string; hours: number | null; message: string | null }>(
+      `select h.institution_id as "institutionId", h.exam_type_code as "examTypeCode", h.rule, h.hours, h.message
+        from exam_hold_rules h where ${holdWhere.sql}`,
+      holdWhere.params,
+    ),
+  ]);
   for (const row of rows) {
     let entry = out.get(row.id);
     if (!entry) {
       const { id, code, name, token, settings } = row;
-      entry = { row: { id, code, name, token, settings }, visualizer: new Map() };
+      entry = { row: { id, code, name, token, settings }, visualizer: new Map(), holds: new Map() };
       out.set(row.id, entry);
     }
     if (row.examTypeCode !== null) {
       entry.visualizer.set(row.examTypeCode, { hideButton: row.hideButton === 1, enable: row.enable === 1 });
     }
+  }
+  for (const h of holdRows) {
+    out.get(h.institutionId)?.holds.set(h.examTypeCode.trim().toUpperCase(), {
+      rule: h.rule as HoldRuleSetting['rule'],
+      hours: h.hours === null ? null : Number(h.hours),
+      message: h.message,
+    });
+  }
+  return out;
+}
+
+/** What a list needs to decide the holds of some exams (`examHold`), with their protocol's requesters. */
+export async function holdFactsOf(
+  r: SqlReader,
+  examIds: readonly string[],
+): Promise<Map<string, HoldExamFacts & { protocolId: string; requesterLicenses: Array<{ crm: string; uf: string }> }>> {
+  const out = new Map<
+    string,
+    HoldExamFacts & { protocolId: string; requesterLicenses: Array<{ crm: string; uf: string }> }
+  >();
+  if (examIds.length === 0) return out;
+  const where = inList(r, 'e.id', [...new Set(examIds)]);
+  const rows = await r.all<HoldExamFacts & { id: string; protocolId: string; licenses: string | null }>(
+    `select e.id, e.protocol_id as "protocolId", e.type, e.delivered_at as "deliveredAt", e.created_at as "createdAt",
+        e.hold_released_at as "holdReleasedAt", e.requester_crm as "requesterCrm", e.requester_uf as "requesterUf",
+        (select ${r.joined(`pr.crm || '${FIELD_SEPARATOR}' || pr.uf`, 'pr.crm, pr.uf')}
+          from protocol_requesters pr where pr.protocol_id = e.protocol_id) as "licenses"
+      from exams e where ${where.sql}`,
+    where.params,
+  );
+  for (const { id, licenses, ...facts } of rows) {
+    out.set(id, {
+      ...facts,
+      requesterLicenses: licenses
+        ? licenses.split(SEPARATOR).map((l) => {
+            const [crm = '', uf = ''] = l.split(FIELD_SEPARATOR);
+            return { crm, uf };
+          })
+        : [],
+    });
   }
   return out;
 }

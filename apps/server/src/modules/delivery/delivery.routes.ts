@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import adminDirectoryRoutes from './admin-directory.routes.js';
 import batchPrintRoutes from './batch-print.routes.js';
 import historyRoutes from './history.routes.js';
+import holdReleaseRoutes from './hold-release.routes.js';
 import protocolDetailRoutes from './protocol-detail.routes.js';
 import protocolListRoutes from './protocol-list.routes.js';
 import resourceRoutes from './resources.routes.js';
@@ -20,5 +21,6 @@ export default function deliveryRoutes(ctx: AppContext): FastifyPluginAsync {
     await app.register(traceRoutes(ctx));
     await app.register(adminDirectoryRoutes(ctx));
     await app.register(smartRoutes(ctx));
+    await app.register(holdReleaseRoutes(ctx));
   };
 }

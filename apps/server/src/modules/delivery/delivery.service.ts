@@ -1,5 +1,5 @@
 import { examStatusCode } from '@portal/shared/exam-status';
-import type { Exam, ListedExam, ProtocolItem } from '@portal/shared/schemas/delivery';
+import type { Exam, ExamHold, ListedExam, ProtocolItem } from '@portal/shared/schemas/delivery';
 import { formatBrDate } from '@portal/shared/validation';
 import type { AppContext } from '../../context.js';
 import { SEPARATOR } from '../../db/database.js';
@@ -27,11 +27,13 @@ import {
   readExamsWithResources,
   readProtocolFacts,
   type ProtocolRow,
+  holdFactsOf,
   readsOf,
   resourcesOfProtocols,
   type ResourceSummaryRow,
   type ResourceRow,
 } from './delivery.repository.js';
+import { earliestEnd, examHold, holdRuleOf, type HoldProtocolFacts } from './holds.js';
 import { type DeliveryInstitution, institutionsAt } from './institution-cache.js';
 
 export interface DeliveryViewer extends Viewer {
@@ -113,16 +115,23 @@ export async function authoriseProtocols(ctx: AppContext, viewer: Viewer, protoc
 
 export interface Served<E extends ExamSummaryRow = ExamRow, R extends ResourceSummaryRow = ResourceRow> {
   row: E;
+  /** Empty while the result is withheld from the viewer (`hold.withheld`). */
   resources: R[];
   setting: VisualizerSetting | undefined;
+  /** The release hold on the exam as the viewer meets it (`examHold`), null when none. */
+  hold: ExamHold | null;
 }
 export type ServedExam = Served;
 
-/** The exams of some protocols that may be served (enabled, type not switched off), with their resources. */
+/**
+ * The exams of some protocols that may be served (enabled, type not switched off), with their
+ * resources and holds; a result withheld from the viewer comes without its resources, so no read
+ * path built on this (merges, prints, zips, FHIR, DICOMweb) can reach its files.
+ */
 export async function servedExams(
   ctx: AppContext,
-  viewer: Pick<DeliveryViewer, 'settingsRevision'>,
-  protocols: readonly ProtocolRow[],
+  viewer: Pick<DeliveryViewer, 'settingsRevision' | 'role' | 'license'>,
+  protocols: ReadonlyArray<ProtocolRow & Partial<Pick<HoldProtocolFacts, 'requesterLicenses'>>>,
 ): Promise<Map<string, ServedExam[]>> {
   const ids = protocols.map((p) => p.id);
   // Independent queries at once: one round trip instead of several on PostgreSQL.
@@ -135,7 +144,8 @@ export async function servedExams(
     ),
     resourcesOfProtocols(ctx.db, ids),
   ]);
-  const institutionOf = new Map(protocols.map((p) => [p.id, p.institutionId]));
+  const protocolOf = new Map(protocols.map((p) => [p.id, p]));
+  const now = ctx.clock.now();
   const byExam = new Map<string, ResourceRow[]>();
   for (const r of resources) {
     const list = byExam.get(r.examId);
@@ -144,9 +154,13 @@ export async function servedExams(
   }
   const out = new Map<string, ServedExam[]>(protocols.map((p) => [p.id, []]));
   for (const row of exams) {
-    const setting = institutions.get(institutionOf.get(row.protocolId) ?? '')?.visualizer.get(row.type);
+    const protocol = protocolOf.get(row.protocolId);
+    if (!protocol) continue;
+    const institution = institutions.get(protocol.institutionId);
+    const setting = institution?.visualizer.get(row.type);
     if (!isExamServed({ isEnabled: row.isEnabled === 1 }, setting)) continue;
-    out.get(row.protocolId)?.push({ row, setting, resources: byExam.get(row.id) ?? [] });
+    const hold = examHold(viewer, protocol, row, institution?.holds, now);
+    out.get(row.protocolId)?.push({ row, setting, hold, resources: hold?.withheld ? [] : (byExam.get(row.id) ?? []) });
   }
   return out;
 }
@@ -161,18 +175,22 @@ interface ItemExam<
   hideButton: boolean;
   read: boolean;
   hasAnalytes: boolean;
+  hold: ExamHold | null;
 }
 
 /** The resources of an exam its viewer may reach, and the report and image the answer names. */
 function visibleResources<R extends { id: string; type: string }>(
-  e: Pick<ItemExam<Pick<ExamSummaryRow, 'id' | 'rectificationStatus'>, R>, 'row' | 'resources' | 'hideButton'>,
+  e: Pick<ItemExam<Pick<ExamSummaryRow, 'id' | 'rectificationStatus'>, R>, 'row' | 'resources' | 'hideButton' | 'hold'>,
 ) {
   const hide = e.hideButton;
   const withheld = isReportWithheld(e.row);
-  // A report awaiting rectification is withheld: its identifier never leaves the server.
-  const resources = e.resources.filter(
-    (r) => !(withheld && (r.type === 'REPORT' || r.type === 'REPORT_PHYSICIAN')) && !(hide && r.type === 'IMAGE'),
-  );
+  // A report awaiting rectification is withheld: its identifier never leaves the server. A result
+  // held from the viewer shows none of its files.
+  const resources = e.hold?.withheld
+    ? []
+    : e.resources.filter(
+        (r) => !(withheld && (r.type === 'REPORT' || r.type === 'REPORT_PHYSICIAN')) && !(hide && r.type === 'IMAGE'),
+      );
   const report = resources.find((r) => r.type === 'REPORT') ?? resources.find((r) => r.type === 'REPORT_PHYSICIAN');
   const image = resources.find((r) => r.type === 'IMAGE');
   return { hide, resources, report, image };
@@ -203,6 +221,7 @@ function toExam(e: ItemExam<ExamRow, ResourceRow>): Exam {
     isEnabled: true,
     hideImageButtonExam: hide,
     hasImageResolved: image !== undefined,
+    hold: e.hold,
   };
 }
 
@@ -232,7 +251,7 @@ function summarise<
     reports: visible.filter((v) => v.report !== undefined).length,
     image: visible.some((v) => v.image !== undefined),
     rectification: exams.some((e) => e.row.rectificationStatus !== null),
-    analytes: exams.some((e) => e.hasAnalytes),
+    analytes: exams.some((e) => e.hasAnalytes && !e.hold?.withheld),
     list: [],
   };
 }
@@ -241,7 +260,11 @@ function summarise<
  * The summary of a list row's exams (`listedExamsColumn`: per exam its id, type, rectification
  * and flags) under the institution's visualizer settings, by the same rules as `visibleResources`.
  */
-function summariseListed(listed: string | null, visualizer: ReadonlyMap<string, VisualizerSetting> | undefined) {
+function summariseListed(
+  listed: string | null,
+  visualizer: ReadonlyMap<string, VisualizerSetting> | undefined,
+  holdOf: (examId: string) => ExamHold | null,
+) {
   const summary: ExamsSummary = {
     ids: [],
     allRead: true,
@@ -256,7 +279,9 @@ function summariseListed(listed: string | null, visualizer: ReadonlyMap<string, 
       exam.split(FIELD_SEPARATOR);
     const setting = visualizer?.get(type);
     if (!isExamServed({ isEnabled: true }, setting)) continue;
-    const flag = Number(flagText);
+    const hold = holdOf(id);
+    // A result held from the viewer counts as having no report, image or history values.
+    const flag = hold?.withheld ? Number(flagText) & 8 : Number(flagText);
     summary.ids.push(id);
     if (rectification) summary.rectification = true;
     // 1: a report (withheld while awaiting rectification), 2: an image (hidden by the setting),
@@ -271,6 +296,7 @@ function summariseListed(listed: string | null, visualizer: ReadonlyMap<string, 
       statusCode: examStatusCode(status),
       rectificationStatus: rectification || null,
       examRead: (flag & 8) !== 0,
+      ...(hold ? { hold } : {}),
     });
   }
   if (summary.ids.length === 0) summary.allRead = false;
@@ -319,6 +345,7 @@ function protocolItem(
           statusCode: e.statusCode,
           rectificationStatus: e.rectificationStatus,
           examRead: e.examRead,
+          ...(e.hold ? { hold: e.hold } : {}),
         }))
       : exams.list,
     ...(options.details ? { exams: options.details, institutionNotice: settings?.protocolNotice ?? null } : {}),
@@ -343,15 +370,55 @@ export async function buildListItems(
   protocols: readonly ListedProtocolRow[],
   options: { external?: boolean },
 ): Promise<ProtocolItem[]> {
+  return (await buildListPage(ctx, viewer, protocols, options)).items;
+}
+
+/**
+ * `buildListItems` and the moment the page stops being true by itself (a hold of N hours on one
+ * of its exams ends then; null when nothing on it ends with time).
+ */
+export async function buildListPage(
+  ctx: AppContext,
+  viewer: DeliveryViewer,
+  protocols: readonly ListedProtocolRow[],
+  options: { external?: boolean },
+): Promise<{ items: ProtocolItem[]; until: string | null }> {
   const institutions = await institutionsOf(
     ctx,
     viewer,
     protocols.map((p) => p.institutionId),
   );
-  return protocols.map((p) => {
+  // Only exams of a type under a hold rule cost a further read (most pages have none).
+  const ruled: string[] = [];
+  for (const p of protocols) {
+    const holds = institutions.get(p.institutionId)?.holds;
+    if (!holds || holds.size === 0 || !p.exams) continue;
+    for (const exam of p.exams.split(SEPARATOR)) {
+      const [id = '', type = ''] = exam.split(FIELD_SEPARATOR);
+      if (holdRuleOf(holds, type)) ruled.push(id);
+    }
+  }
+  const facts = ruled.length > 0 ? await holdFactsOf(ctx.database.reader, ruled) : undefined;
+  const now = ctx.clock.now();
+  const holds: Array<ExamHold | null> = [];
+  const items = protocols.map((p) => {
     const institution = institutions.get(p.institutionId);
-    return protocolItem(viewer, p, institution, summariseListed(p.exams, institution?.visualizer), options);
+    const holdOf = (examId: string) => {
+      const f = facts?.get(examId);
+      if (!f) return null;
+      const hold = examHold(
+        viewer,
+        { institutionId: p.institutionId, requesterLicenses: f.requesterLicenses },
+        f,
+        institution?.holds,
+        now,
+      );
+      holds.push(hold);
+      return hold;
+    };
+    return protocolItem(viewer, p, institution, summariseListed(p.exams, institution?.visualizer, holdOf), options);
   });
+  return { items, until: earliestEnd(holds) };
 }
 
 /**
@@ -386,7 +453,8 @@ export async function buildProtocolItems(
       resources: e.resources,
       hideButton: e.setting?.hideButton ?? false,
       read: key !== null && reads.has(`${key}|${e.row.id}`),
-      hasAnalytes: analytes.has(e.row.id),
+      hasAnalytes: analytes.has(e.row.id) && !e.hold?.withheld,
+      hold: e.hold,
     }));
     return protocolItem(viewer, p, institutions.get(p.institutionId), summarise(exams), {
       external: options.external,
@@ -402,7 +470,7 @@ export async function buildProtocolItems(
 export async function protocolDetailItem(
   ctx: AppContext,
   viewer: DeliveryViewer,
-  protocol: ProtocolRow,
+  protocol: ProtocolRow & Partial<Pick<HoldProtocolFacts, 'requesterLicenses'>>,
   options: { external?: boolean } = {},
 ): Promise<ProtocolItem> {
   const key = readerKey(viewer, protocol);
@@ -411,16 +479,19 @@ export async function protocolDetailItem(
     institutionsOf(ctx, viewer, [protocol.institutionId]).then((m) => m.get(protocol.institutionId)),
   ]);
   const exams: Array<ItemExam<ExamRow, ResourceRow>> = [];
+  const now = ctx.clock.now();
   for (const e of rows) {
     const setting = institution?.visualizer.get(e.row.type);
     if (!isExamServed({ isEnabled: e.row.isEnabled === 1 }, setting)) continue;
+    const hold = examHold(viewer, protocol, e.row, institution?.holds, now);
     exams.push({
       row: e.row,
-      resources: e.resources,
+      resources: hold?.withheld ? [] : e.resources,
       hideButton: setting?.hideButton ?? false,
       read: key !== null && e.read,
       // Kept on the exam by triggers on analytes; the historic button is for patients only.
-      hasAnalytes: viewer.role === 'PATIENT' && e.row.hasAnalytes === 1,
+      hasAnalytes: viewer.role === 'PATIENT' && e.row.hasAnalytes === 1 && !hold?.withheld,
+      hold,
     });
   }
   return protocolItem(viewer, protocol, institution, summarise(exams), {

@@ -19,6 +19,12 @@ export interface HistoryPoint {
   /** The patient as the institution sent him on this protocol. */
   patientName: string;
   patientBirthDate: string;
+  /** What deciding on a release hold needs (`examHold`). */
+  deliveredAt: string | null;
+  createdAt: string;
+  holdReleasedAt: string | null;
+  requesterCrm: string | null;
+  requesterUf: string | null;
 }
 
 /**
@@ -53,6 +59,11 @@ export async function historyPoints(
       'a.abnormalFlag',
       'p.patientName',
       'p.patientBirthDate',
+      'e.deliveredAt',
+      'e.createdAt',
+      'e.holdReleasedAt',
+      'e.requesterCrm',
+      'e.requesterUf',
     ])
     .where('p.patientUserId', '=', patientUserId)
     .where('p.disabled', '=', 0)

@@ -7,6 +7,7 @@ import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
 import { canViewHistory, isExamServed } from './delivery.policy.js';
 import { auditUser, institutionsOf, loadViewer } from './delivery.service.js';
+import { isWithheld } from './holds.js';
 import { type HistoryPoint, historyPoints } from './history.repository.js';
 import { dayEnd, dayOf, dayStart } from './days.js';
 
@@ -53,12 +54,18 @@ async function patientPoints(ctx: AppContext, auth: AuthContext, q: Range, only?
     viewer,
     points.map((p) => p.institutionId),
   );
+  const now = ctx.clock.now();
   return {
     viewer,
     institutions,
-    points: points.filter((p) =>
-      isExamServed({ isEnabled: true }, institutions.get(p.institutionId)?.visualizer.get(p.type)),
-    ),
+    // A result held from the patient gives the history no value (release holds, issue 22).
+    points: points.filter((p) => {
+      const institution = institutions.get(p.institutionId);
+      return (
+        isExamServed({ isEnabled: true }, institution?.visualizer.get(p.type)) &&
+        !isWithheld(viewer, p, p, institution?.holds, now)
+      );
+    }),
   };
 }
 

@@ -2,6 +2,7 @@ import type { SqlReader } from '../../db/database.js';
 import { type InstitutionSettings, parseInstitutionSettings } from '../institutions/institution.service.js';
 import type { VisualizerSetting } from './delivery.policy.js';
 import { institutionsWithSettings } from './delivery.repository.js';
+import type { HoldRules } from './holds.js';
 
 /** An institution as delivery answers use it: its names, parsed settings and visualizer settings. */
 export interface DeliveryInstitution {
@@ -12,6 +13,8 @@ export interface DeliveryInstitution {
   settings: InstitutionSettings;
   /** Visualizer settings by exam type code (spec 6). */
   visualizer: ReadonlyMap<string, VisualizerSetting>;
+  /** Release-hold rules by exam type code, upper-cased (issue 22). */
+  holds: HoldRules;
 }
 
 interface Copy {
@@ -51,7 +54,7 @@ export async function institutionsAt(
     // when another revision replaced it meanwhile (calls of that revision read their own).
     const rows = await institutionsWithSettings(r, [...missing]);
     if (copy.byId.size + rows.size > KEPT) copy.byId.clear();
-    for (const [id, { row, visualizer }] of rows) {
+    for (const [id, { row, visualizer, holds }] of rows) {
       const institution: DeliveryInstitution = {
         id: row.id,
         code: row.code,
@@ -59,6 +62,7 @@ export async function institutionsAt(
         token: row.token,
         settings: parseInstitutionSettings(row.settings),
         visualizer,
+        holds,
       };
       copy.byId.set(id, institution);
       out.set(id, institution);

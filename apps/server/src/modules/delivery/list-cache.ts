@@ -19,6 +19,8 @@ export interface MovingStart {
 interface Kept extends ListRevisions {
   body: string;
   start: MovingStart | null;
+  /** When the answer stops being true by itself (a release hold of N hours on it ends); null: never. */
+  expiresAt: string | null;
 }
 
 /** Kept answers are dropped, least recently used first, beyond this many characters in all. */
@@ -37,10 +39,11 @@ export class ListAnswers {
   constructor(private readonly limit = KEPT_CHARACTERS) {}
 
   /** The kept answer of `key` when it still holds for a call that read `now`, with its range starting at `from`. */
-  get(key: string, now: ListRevisions, from: string | undefined): string | undefined {
+  get(key: string, now: ListRevisions, from: string | undefined, at?: string): string | undefined {
     const kept = this.kept.get(key);
     if (!kept) return undefined;
     const holds =
+      (kept.expiresAt === null || (at !== undefined && at < kept.expiresAt)) &&
       kept.listRevision === now.listRevision &&
       kept.settingsRevision === now.settingsRevision &&
       (kept.start === null ||
@@ -55,7 +58,13 @@ export class ListAnswers {
     return kept.body;
   }
 
-  set(key: string, built: ListRevisions, body: string, start: MovingStart | null): void {
+  set(
+    key: string,
+    built: ListRevisions,
+    body: string,
+    start: MovingStart | null,
+    expiresAt: string | null = null,
+  ): void {
     const old = this.kept.get(key);
     if (old) this.drop(key, old);
     if (body.length > this.limit) return;
@@ -68,6 +77,7 @@ export class ListAnswers {
       settingsRevision: built.settingsRevision,
       body,
       start,
+      expiresAt,
     });
     this.characters += body.length;
   }

@@ -1,4 +1,63 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import type { HoldRuleSetting } from './holds.js';
+
+/** The hold rules of some institutions by exam type (upper-cased), read inside the caller's transaction. */
+export async function holdRulesOf(db: Db, institutionIds: readonly string[]) {
+  const out = new Map<string, Map<string, HoldRuleSetting>>();
+  if (institutionIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('examHoldRules')
+    .select(['institutionId', 'examTypeCode', 'rule', 'hours', 'message'])
+    .where('institutionId', 'in', [...new Set(institutionIds)])
+    .execute();
+  for (const r of rows) {
+    const rules = out.get(r.institutionId) ?? new Map<string, HoldRuleSetting>();
+    rules.set(r.examTypeCode.trim().toUpperCase(), {
+      rule: r.rule as HoldRuleSetting['rule'],
+      hours: r.hours === null ? null : Number(r.hours),
+      message: r.message,
+    });
+    out.set(r.institutionId, rules);
+  }
+  return out;
+}
+
+/** Whether the audit trail already tells that an exam's result was held (`RESULT_HELD`). */
+export async function holdRecorded(db: Db, protocolId: string, resource: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('auditEvents')
+    .select('id')
+    .where('protocolId', '=', protocolId)
+    .where('event', '=', 'RESULT_HELD')
+    .where('resource', '=', resource)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Exams under an HOURS hold received since `since` that no result-ready notice names yet: when
+ * their hours are over, their notice is due.
+ */
+export async function heldForHours(db: Db, since: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('exams as e')
+    .innerJoin('protocols as p', 'p.id', 'e.protocolId')
+    .innerJoin('examHoldRules as h', (j) =>
+      j
+        .onRef('h.institutionId', '=', 'p.institutionId')
+        .on(sql`upper(trim(h.exam_type_code))`, '=', sql`upper(trim(e.type))`),
+    )
+    .select('e.id')
+    .where('h.rule', '=', 'HOURS')
+    .where('e.holdReleasedAt', 'is', null)
+    .where('e.createdAt', '>=', since)
+    .where((eb) =>
+      eb.not(eb.exists(eb.selectFrom('resultNotifications as n').select('n.id').whereRef('n.examId', '=', 'e.id'))),
+    )
+    .execute();
+  return rows.map((r) => r.id);
+}
 
 /** What deciding on a result-ready notice needs about each exam, in one query. */
 export async function notificationFacts(db: Db, examIds: readonly string[]) {
@@ -15,6 +74,11 @@ export async function notificationFacts(db: Db, examIds: readonly string[]) {
       'e.status',
       'e.isEnabled',
       'e.rectificationStatus',
+      'e.deliveredAt',
+      'e.createdAt',
+      'e.holdReleasedAt',
+      'e.requesterCrm',
+      'e.requesterUf',
       'p.id as protocolId',
       'p.number',
       'p.disabled',

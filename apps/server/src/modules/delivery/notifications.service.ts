@@ -8,7 +8,18 @@ import { queueMail } from '../outbox/outbox.service.js';
 import { parseInstitutionSettings } from '../institutions/institution.service.js';
 import { addDays, dayOf, daysSinceMonday, dayStart } from './days.js';
 import { isReportWithheld } from './delivery.policy.js';
-import { insertNotification, markQueued, notificationFacts, pendingDigest } from './notifications.repository.js';
+import { examHold, PATIENT_SIDE } from './holds.js';
+import { recordAudit } from '../../plugins/audit.js';
+import {
+  heldForHours,
+  holdRecorded,
+  holdRulesOf,
+  insertNotification,
+  markQueued,
+  notificationFacts,
+  pendingDigest,
+} from './notifications.repository.js';
+import { HOLD_HOURS_MAX } from '@portal/shared/schemas/institution';
 
 type Frequency = 'EXAM' | 'DAY' | 'WEEK' | 'DISABLED';
 
@@ -31,6 +42,10 @@ export function effectiveFrequency(userFrequency: string | null, institutionDefa
 export async function notifyExamsChanged(ctx: AppContext, trx: Db, examIds: readonly string[]): Promise<void> {
   const facts = await notificationFacts(trx, [...new Set(examIds)]);
   const now = ctx.clock.now().toISOString();
+  const rules = await holdRulesOf(
+    trx,
+    facts.map((f) => f.institutionId),
+  );
   for (const f of facts) {
     const deliverable =
       f.isEnabled === 1 &&
@@ -40,6 +55,27 @@ export async function notifyExamsChanged(ctx: AppContext, trx: Db, examIds: read
       RELEASED_CODES.has(examStatusCode(f.status)) &&
       !isReportWithheld(f);
     if (!deliverable) continue;
+    // A result held from the patient is not announced: its notice waits for the hold to end
+    // (a physician's release, or `notifyEndedHolds` once its hours are over). The hold is traced once.
+    const hold = examHold(PATIENT_SIDE, f, f, rules.get(f.institutionId), ctx.clock.now());
+    if (hold?.withheld) {
+      const resource = { type: 'EXAM', id: f.examId };
+      if (!(await holdRecorded(trx, f.protocolId, JSON.stringify(resource)))) {
+        await recordAudit(
+          ctx,
+          {
+            event: 'RESULT_HELD',
+            application: 'results-portal',
+            resource,
+            protocolId: f.protocolId,
+            macro: { rule: hold.rule, until: hold.until, examType: f.type },
+          },
+          undefined,
+          trx,
+        );
+      }
+      continue;
+    }
     const linked = f.userId !== null && f.userDisabled === 0;
     const recipient = (linked ? f.userEmail : f.patientEmail)?.trim().toLowerCase();
     if (!recipient) continue;
@@ -75,6 +111,19 @@ export async function notifyExamsChanged(ctx: AppContext, trx: Db, examIds: read
   }
 }
 
+/**
+ * Result-ready notices of exams whose hold of N hours is over: they were held when they arrived,
+ * so nothing announced them. Run with the digests; a notice is still made once only.
+ */
+export async function notifyEndedHolds(ctx: AppContext): Promise<number> {
+  const since = new Date(ctx.clock.now().getTime() - (HOLD_HOURS_MAX + 24) * 3_600_000).toISOString();
+  return ctx.db.transaction().execute(async (trx) => {
+    const ids = await heldForHours(trx, since);
+    if (ids.length > 0) await notifyExamsChanged(ctx, trx, ids);
+    return ids.length;
+  });
+}
+
 /** Start of the current day, and of the current week (Monday), in Brazil's time, as UTC ISO. */
 export function periodStarts(now: Date): { day: string; week: string } {
   const today = dayOf(now.toISOString());
@@ -88,6 +137,7 @@ export function periodStarts(now: Date): { day: string; week: string } {
  * transaction, and the mail's dedupe key names the recipient and period.
  */
 export async function runDigests(ctx: AppContext): Promise<{ mails: number; notices: number }> {
+  await notifyEndedHolds(ctx);
   const starts = periodStarts(ctx.clock.now());
   let mails = 0;
   let notices = 0;

@@ -51,14 +51,16 @@ export async function protocolDetail(
  * it (unless the institution hides that exam type's image button), whichever arrived first.
  */
 async function attachDicomStudies(ctx: AppContext, institutionId: string, exams: Exam[]): Promise<void> {
-  const shown = exams.filter((e) => !e.hideImageButtonExam);
+  // A result held from the viewer shows no study either.
+  const hidden = (e: Exam) => e.hideImageButtonExam || e.hold?.withheld === true;
+  const shown = exams.filter((e) => !hidden(e));
   const studies = await studyUidsOfExamKeys(
     ctx.database.reader,
     institutionId,
     shown.map((e) => e.examKey),
   );
   for (const exam of exams) {
-    exam.dicomStudyUid = exam.hideImageButtonExam ? null : (studies.get(exam.examKey) ?? null);
+    exam.dicomStudyUid = hidden(exam) ? null : (studies.get(exam.examKey) ?? null);
   }
 }
 

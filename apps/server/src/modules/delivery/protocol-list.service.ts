@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { forbidden } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { dayEnd, dayStart } from './days.js';
-import { buildListItems, type DeliveryViewer, loadViewer } from './delivery.service.js';
+import { buildListItems, buildListPage, type DeliveryViewer, loadViewer } from './delivery.service.js';
 import { listAnswersOf } from './list-cache.js';
 import { firstOfReach, institutionIdsNamed, listProtocols, type ListFilter } from './protocol-list.repository.js';
 
@@ -107,14 +107,14 @@ async function listPage(
   query: ProtocolListQuery,
   filter: ListFilter,
   size: number,
-): Promise<Paged<ProtocolItem>> {
+): Promise<Paged<ProtocolItem> & { until: string | null }> {
   let { rows, total } = await listProtocols(ctx.database.reader, viewer, filter);
   if (viewer.role === 'PATIENT' && query.forceRefresh && total === 0 && query.page === 1) {
     // Spec 9: a forced refresh that finds nothing in the range falls back to the latest protocols.
     ({ rows, total } = await listProtocols(ctx.database.reader, viewer, { orderBy: 'date', offset: 0, limit: 10 }));
   }
-  const items = await buildListItems(ctx, viewer, rows, { external: kind === 'external' });
-  return { items, total, page: query.page, size };
+  const { items, until } = await buildListPage(ctx, viewer, rows, { external: kind === 'external' });
+  return { items, total, page: query.page, size, until };
 }
 
 /** Roles whose list answers are kept: their revisions (list_revisions) cover all their lists show. */
@@ -132,7 +132,12 @@ export async function listAnswer(
   query: ProtocolListQuery,
 ): Promise<string> {
   const { viewer, filter, size, movingStart } = await listCall(ctx, auth, kind, query);
-  const answer = async () => JSON.stringify({ data: await listPage(ctx, viewer, kind, query, filter, size) });
+  let expiresAt: string | null = null;
+  const answer = async () => {
+    const { until, ...page } = await listPage(ctx, viewer, kind, query, filter, size);
+    expiresAt = until;
+    return JSON.stringify({ data: page });
+  };
   // A forced call neither reads nor keeps an answer: its patient fallback is not the list's.
   if (!KEPT_ROLES.has(viewer.role) || query.forceRefresh) return answer();
   const key = JSON.stringify([
@@ -145,14 +150,14 @@ export async function listAnswer(
   ]);
   const answers = listAnswersOf(ctx.database.reader);
   const revisions = { listRevision: auth.listRevision, settingsRevision: auth.settingsRevision };
-  const kept = answers.get(key, revisions, filter.from);
+  const kept = answers.get(key, revisions, filter.from, ctx.clock.now().toISOString());
   if (kept !== undefined) return kept;
   const start = movingStart ? filter.from : undefined;
   const [body, until] = await Promise.all([
     answer(),
     start ? firstOfReach(ctx.database.reader, viewer, start) : Promise.resolve(null),
   ]);
-  answers.set(key, revisions, body, start ? { from: start, until } : null);
+  answers.set(key, revisions, body, start ? { from: start, until } : null, expiresAt);
   return body;
 }
 

@@ -10,6 +10,7 @@ import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
 import type { ByteRange } from '../../plugins/storage.js';
 import { isExamServed, isReportWithheld, readerKey } from './delivery.policy.js';
+import { isWithheld } from './holds.js';
 import { markReadGrouped, readResourceWithExam, type ProtocolRow, type ResourceRow } from './delivery.repository.js';
 import {
   auditPatient,
@@ -107,7 +108,7 @@ export function leftOutTrace(leftOut: readonly LeftOut[]): { leftOut?: Array<{ i
 /**
  * Finds a resource the viewer may open: authorise the protocol first, then the exam's serving
  * rules (enabled, its type not switched off by the institution, images not hidden, reports not
- * withheld). Two prepared statements of the reader; the institution's settings from memory.
+ * withheld, results not held from the viewer). Two prepared statements of the reader; the institution's settings from memory.
  */
 async function authoriseResource(ctx: AppContext, viewer: DeliveryViewer, resourceId: string, kind: ResourceKind) {
   const found = await readResourceWithExam(ctx.database.reader, resourceId);
@@ -119,6 +120,10 @@ async function authoriseResource(ctx: AppContext, viewer: DeliveryViewer, resour
   if (kind === 'image' && setting?.hideButton) throw notFound();
   const isReport = found.resource.type === 'REPORT' || found.resource.type === 'REPORT_PHYSICIAN';
   if (isReport && isReportWithheld(found.exam)) throw conflict(ServerMessage.reportAwaitingRectification);
+  // Release holds: a result held from the viewer opens no file of it (report, image or signature).
+  if (isWithheld(viewer, protocol, found.exam, institution?.holds, ctx.clock.now())) {
+    throw conflict(ServerMessage.resultHeld);
+  }
   return { protocol, exam: found.exam, institution, resource: found.resource };
 }
 

@@ -49,8 +49,9 @@ async function servedExam(ctx: AppContext, viewer: DeliveryViewer, protocolId: s
   const protocol = await authoriseProtocol(ctx, viewer, protocolId);
   const served = (await servedExams(ctx, viewer, [protocol])).get(protocol.id) ?? [];
   const exam = served.find((e) => e.row.id === examId);
-  // The institution's visualizer setting that hides the image button hides the study too.
-  if (!exam || exam.setting?.hideButton) throw notFound();
+  // The institution's visualizer setting that hides the image button hides the study too, and so
+  // does a release hold on the result.
+  if (!exam || exam.setting?.hideButton || exam.hold?.withheld) throw notFound();
   return { protocol, exam };
 }
 

@@ -50,6 +50,7 @@ const LOCAL = {
   analyte: 'urn:results-portal:analyte-code',
   resourceType: 'urn:results-portal:resource-type',
   examStatus: 'urn:results-portal:fhir:StructureDefinition:exam-status',
+  releaseHold: 'urn:results-portal:fhir:StructureDefinition:release-hold',
 };
 
 /** One protocol as the viewer sees it in the portal, with the rows behind it (for meta). */
@@ -158,7 +159,11 @@ function toDiagnosticReport(viewer: DeliveryViewer, v: View, e: Exam, analytes: 
     resourceType: 'DiagnosticReport',
     id: e.id,
     meta: { lastUpdated: row?.updatedAt ?? v.row.updatedAt },
-    extension: [{ url: LOCAL.examStatus, valueCode: e.statusCode }],
+    extension: [
+      { url: LOCAL.examStatus, valueCode: e.statusCode },
+      // Held from this reader: the report comes without its forms and results.
+      ...(e.hold?.withheld ? [{ url: LOCAL.releaseHold, valueCode: e.hold.rule }] : []),
+    ],
     identifier: [{ system: SYSTEMS.examKey, value: e.examKey }],
     basedOn: [{ reference: `ServiceRequest/${v.item.requestId}` }],
     status: fhirReportStatus(e.statusCode),
@@ -290,7 +295,8 @@ async function analytesOf(
   const out = new Map<string, AnalyteRow[]>();
   // Results are the history's values: a patient feature (spec 6).
   if (!canViewHistory(viewer.role)) return out;
-  const ids = views.flatMap((v) => (v.item.exams ?? []).map((e) => e.id));
+  // A result held from the viewer gives no Observation (release holds).
+  const ids = views.flatMap((v) => (v.item.exams ?? []).filter((e) => !e.hold?.withheld).map((e) => e.id));
   for (let i = 0; i < ids.length; i += 500) {
     for (const a of await listAnalyteRows(ctx.db, ids.slice(i, i + 500))) {
       const list = out.get(a.examId) ?? [];

@@ -43,4 +43,30 @@ export const institutionOperations: OperationDocs = {
     params: ID,
     body: { ...INSTITUTION, settings: { shareEnabled: true, accessLogStaffNames: false, autoInvitePatients: true } },
   },
+  [`GET ${BASE}/{id}/hold-rules`]: {
+    summary: "An institution's release holds for sensitive results, per exam type",
+    tag: 'Administration',
+    security: 'bearer',
+    errors: { 403: ServerMessage.forbidden, 404: ServerMessage.institutionNotFound },
+    params: ID,
+  },
+  [`PUT ${BASE}/{id}/hold-rules`]: {
+    summary: "Replace an institution's release holds",
+    description:
+      'Each rule names an exam type as ingest receives it (`exams[].type`) and holds its results back from ' +
+      'patients, guests, shares and partner users: for `hours` after release (HOURS), until the requesting ' +
+      'physician releases them (PHYSICIAN), or never online (IN_PERSON). `message` is shown to the patient ' +
+      'while the result is held. Traced as HOLD_RULES_CHANGED.',
+    tag: 'Administration',
+    security: 'bearer',
+    errors: { 403: ServerMessage.forbidden, 404: ServerMessage.institutionNotFound },
+    params: ID,
+    body: {
+      rules: [
+        { examTypeCode: 'HIV', rule: 'PHYSICIAN', message: 'Disponível após a sua consulta.' },
+        { examTypeCode: 'BHCG', rule: 'HOURS', hours: 48, message: null },
+        { examTypeCode: 'GENETICA', rule: 'IN_PERSON', message: 'Retire o resultado na unidade.' },
+      ],
+    },
+  },
 };

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { envelope } from '@portal/shared/schemas/common';
 import {
+  zHoldRules,
   zInstitutionCreate,
   zInstitutionCreated,
   zInstitutionIdParams,
@@ -12,6 +13,7 @@ import type { AppContext } from '../../context.js';
 import { authenticate, requireRole } from '../../plugins/auth.js';
 import { institutionActor } from '../accounts/accounts.policy.js';
 import { createInstitutionAs, getInstitutionAs, updateInstitutionAs } from './institution.service.js';
+import { holdRulesAs, replaceHoldRulesAs } from './hold-rules.service.js';
 
 /** Contract 6: institutions in the administration API (admins: all; company users: their own). */
 export default function institutionRoutes(ctx: AppContext): FastifyPluginAsync {
@@ -55,6 +57,25 @@ export default function institutionRoutes(ctx: AppContext): FastifyPluginAsync {
       async (request) => {
         const actor = institutionActor(requireRole(request, 'ADMIN', 'COMPANY'));
         return { data: await updateInstitutionAs(ctx, actor, request.params.id, request.body) };
+      },
+    );
+
+    // Release holds for sensitive results (issue 22): the institution's rules per exam type.
+    app.get(
+      '/api/administrationbe/institution/:id/hold-rules',
+      { schema: { params: zInstitutionIdParams, response: { 200: envelope(zHoldRules) } } },
+      async (request) => {
+        const actor = institutionActor(requireRole(request, 'ADMIN', 'COMPANY'));
+        return { data: await holdRulesAs(ctx, actor, request.params.id) };
+      },
+    );
+
+    app.put(
+      '/api/administrationbe/institution/:id/hold-rules',
+      { schema: { params: zInstitutionIdParams, body: zHoldRules, response: { 200: envelope(zHoldRules) } } },
+      async (request) => {
+        const actor = institutionActor(requireRole(request, 'ADMIN', 'COMPANY'));
+        return { data: await replaceHoldRulesAs(ctx, request, actor, request.params.id, request.body) };
       },
     );
   };
