@@ -33,6 +33,7 @@ import { Page } from '../components/page';
 import { api } from '../lib/api';
 import { notifyError, notifySuccess } from '../lib/notify';
 import { isAdmin, useCredentials } from '../lib/session';
+import { HoldRulesEditor } from './hold-rules-editor';
 import { emptyInstitutionForm, formOf, type InstitutionForm, toPayload, zInstitutionForm } from './institution-form';
 
 /** The key of an institution just created, handed from the creation screen to its edit screen. */
@@ -358,6 +359,7 @@ export function InstitutionEditPage() {
           </Group>
         </Stack>
       </form>
+      {!creating && id ? <HoldRulesEditor institutionId={id} /> : null}
     </Page>
   );
 }

@@ -12,6 +12,7 @@ import { useState } from 'react';
 import { errorText } from '../lib/errors';
 import { notify } from '../lib/notify';
 import { examDisplay, type ExamDisplay } from './exam-display';
+import { HoldBadge, HoldNotice, ReleaseButton } from './exam-hold';
 import { isSmartExam, openSmartExam } from './smart-launch';
 import type { Exam } from './results-api';
 import { ScrollTable } from './scroll-table';
@@ -91,8 +92,18 @@ function ReadBadge({ read }: { read: boolean }) {
 function FileButtons({ exam, d, actions }: { exam: Exam; d: ExamDisplay; actions: ExamActions }) {
   const { t } = useTranslation('results');
   const label = exam.description;
+  const hold = exam.hold ?? null;
   return (
     <Group gap={6} wrap="wrap">
+      {hold && (
+        <Stack gap={4} w="100%">
+          <Group gap={6} wrap="wrap">
+            <HoldBadge hold={hold} />
+            {hold.canRelease && <ReleaseButton examId={exam.id} description={exam.description} />}
+          </Group>
+          <HoldNotice hold={hold} />
+        </Stack>
+      )}
       {d.awaitingRectification && <RectificationIcon />}
       {actions.smart && isSmartExam(exam.examKey) && <SmartButton exam={exam} smart={actions.smart} />}
       {d.documents.map((doc, index) => {
@@ -138,6 +149,7 @@ function FileButtons({ exam, d, actions }: { exam: Exam; d: ExamDisplay; actions
         </Button>
       )}
       {d.documents.length === 0 &&
+        !hold?.withheld &&
         !d.imageId &&
         !exam.dicomStudyUid &&
         !d.awaitingRectification &&

@@ -3,6 +3,7 @@ import { Badge, Box, Group, Text } from '@mantine/core';
 import { examPlainState, type ExamPlainState } from '@portal/shared/exam-status';
 import type { ListedExam } from '@portal/shared/schemas/delivery';
 import { useTranslation } from 'react-i18next';
+import { HoldBadge, HoldNotice } from './exam-hold';
 import { StatusBadge } from './status-badge';
 
 const TONE: Record<ExamPlainState, 'success' | 'warning' | 'neutral' | 'danger'> = {
@@ -38,7 +39,11 @@ export function ExamWords({ exams, showCode }: { exams: readonly ListedExam[]; s
               <Text span size="sm" fw={500} td={state === 'discarded' ? 'line-through' : undefined}>
                 {exam.description}
               </Text>
-              <StatusBadge tone={TONE[state]}>{t(`examWords.${state}`)}</StatusBadge>
+              {exam.hold?.withheld ? (
+                <HoldBadge hold={exam.hold} />
+              ) : (
+                <StatusBadge tone={TONE[state]}>{t(`examWords.${state}`)}</StatusBadge>
+              )}
               {showCode && (
                 <Badge
                   size="xs"
@@ -50,12 +55,13 @@ export function ExamWords({ exams, showCode }: { exams: readonly ListedExam[]; s
                   {exam.statusCode}
                 </Badge>
               )}
-              {isNew(exam, state) && (
+              {isNew(exam, state) && !exam.hold?.withheld && (
                 <Badge size="sm" color="blue.9" variant="filled" data-testid="exam-new">
                   {t('examWords.new')}
                 </Badge>
               )}
             </Group>
+            {exam.hold?.withheld && <HoldNotice hold={exam.hold} />}
           </Box>
         );
       })}
