@@ -166,9 +166,23 @@ describe('login screen', () => {
   });
 
   it('greets an activated account and warns about an expired activation link', async () => {
-    const page = await open('/login?activeSuccess=true');
+    const page = await open('/login');
     await dismissScamWarning(page);
+    // A refusal toast that stays until closed is still on screen when the app moves to the
+    // activated box: only the box may remain, never two messages that disagree.
+    await page.getByRole('textbox', { name: /^Protocolo ou e-mail/ }).fill('ninguem@example.com');
+    await page.getByLabel(/^Senha/).fill('senha-errada');
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    const refusal = page.getByText('Acesso indisponível', { exact: false });
+    await refusal.waitFor();
+    await page.evaluate(() => {
+      history.pushState(history.state, '', '/login?activeSuccess=true');
+      dispatchEvent(new PopStateEvent('popstate', { state: history.state }));
+    });
     await page.getByText('Conta ativada').waitFor();
+    await refusal.waitFor({ state: 'detached' });
+    expect(await page.locator('.mantine-Notification-root').count()).toBe(0);
+    await screenshotBothWidths(page, 'login-activated');
     await expectAccessible(page, '/login?activeSuccess=true');
     await page.goto('/login?activeSuccess=false');
     await page.getByText('Não foi possível ativar a conta').waitFor();

@@ -652,6 +652,34 @@ describe('patient dashboard', () => {
     expect(await guest.getByTestId('shared-banner').textContent()).toContain(
       'Maria Lima compartilhou com você os resultados do protocolo P-001',
     );
+    // ... and until when, in words, in the clinic's zone (GMT-3), as the share says.
+    const listed = await call<{ items: Array<{ email: string; expiresAt: string }> }>(
+      portal.baseUrl,
+      'GET',
+      `/api/auth/patient/${patient.id}/shares`,
+      undefined,
+      { authorization: `Bearer ${patient.token}` },
+    );
+    const end = new Date(
+      new Date(listed.items.find((s) => s.email === 'ana.costa@example.com')!.expiresAt).getTime() - 3 * 3600_000,
+    );
+    const MONTHS = [
+      'janeiro',
+      'fevereiro',
+      'março',
+      'abril',
+      'maio',
+      'junho',
+      'julho',
+      'agosto',
+      'setembro',
+      'outubro',
+      'novembro',
+      'dezembro',
+    ];
+    const two = (n: number) => String(n).padStart(2, '0');
+    const until = `${end.getUTCDate()} de ${MONTHS[end.getUTCMonth()]} de ${end.getUTCFullYear()} às ${two(end.getUTCHours())}:${two(end.getUTCMinutes())}`;
+    expect(await guest.getByTestId('shared-banner').textContent()).toContain(`do protocolo P-001 até ${until}.`);
     expect(await guest.getByTestId('account-banner').count()).toBe(0);
     expect(await guest.getByRole('link', { name: /Criar conta|Entrar/ }).count()).toBe(0);
     await screenshotBothWidths(guest, 'results-shared-protocol');

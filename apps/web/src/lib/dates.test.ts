@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCalendarDate, formatExamDate, parseDisplayDate } from './dates';
+import { formatCalendarDate, formatExamDate, parseDisplayDate, formatDateTimeInWords } from './dates';
 
 describe('dates', () => {
   it('shows exam timestamps in GMT-3 whatever the offset they come with', () => {
@@ -21,5 +21,13 @@ describe('dates', () => {
   it('parses dd/mm/yyyy strictly', () => {
     expect(parseDisplayDate('05/11/2001')?.format('YYYY-MM-DD')).toBe('2001-11-05');
     expect(parseDisplayDate('5/11/01')).toBeNull();
+  });
+
+  it('says a moment in words in each language, in the clinic zone', () => {
+    const iso = '2026-12-04T13:15:00.000Z';
+    expect(formatDateTimeInWords(iso, 'pt-br')).toBe('4 de dezembro de 2026 às 10:15');
+    expect(formatDateTimeInWords(iso, 'es')).toBe('4 de diciembre de 2026 10:15');
+    expect(formatDateTimeInWords(iso, 'en')).toBe('December 4, 2026 10:15 AM');
+    expect(formatDateTimeInWords(null, 'en')).toBeNull();
   });
 });

@@ -36,3 +36,11 @@ export function notify(kind: Kind, message: string, ms: number = TOAST_MS.defaul
   shown[kind].add(id);
   return id;
 }
+
+/** Closes every toast still shown: for a screen whose own box now says what happened. */
+export function closeAllToasts(): void {
+  for (const kind of Object.keys(shown) as Kind[]) {
+    for (const id of shown[kind]) notifications.hide(id);
+    shown[kind].clear();
+  }
+}

@@ -86,6 +86,8 @@ export const sessionUser = z.object({
   adminInstitutionID: z.string().nullable(),
   countProtocols: z.number().int(),
   role: z.enum(SESSION_ROLES),
+  /** Share sessions only: when the share ends (ISO 8601), so the recipient is told until when. */
+  shareExpiresAt: z.string().nullable().optional(),
 });
 export type SessionUser = z.infer<typeof sessionUser>;
 

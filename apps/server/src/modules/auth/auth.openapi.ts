@@ -134,6 +134,9 @@ export const authOperations: OperationDocs = {
   },
   'GET /api/v2/auth/validate': {
     summary: 'The session user, with its type flags and number of protocols',
+    description:
+      "For a share session (the link a patient mailed) the user is the shared protocols' patient, never his " +
+      'account, and `shareExpiresAt` says when the share ends.',
     tag: 'Sign-in',
     security: 'bearer',
     response: { data: SESSION_USER },

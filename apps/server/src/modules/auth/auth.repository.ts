@@ -149,6 +149,17 @@ export async function sessionProtocolSummary(
 }
 
 /** The recipient and protocols of a share, for the trace of its opening. */
+/** When a share ends: its expiry, or its cancellation when that came first; null for an unknown share. */
+export async function shareEnd(db: Db, shareId: string): Promise<string | null> {
+  const share = await db
+    .selectFrom('shares')
+    .select(['expiresAt', 'canceledAt'])
+    .where('id', '=', shareId)
+    .executeTakeFirst();
+  if (!share) return null;
+  return share.canceledAt && share.canceledAt < share.expiresAt ? share.canceledAt : share.expiresAt;
+}
+
 export async function shareOpeningFacts(
   db: Db,
   shareId: string,

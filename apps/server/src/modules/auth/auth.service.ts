@@ -21,6 +21,7 @@ import {
   institutionCodeById,
   type ProtocolCandidate,
   sessionProtocolSummary,
+  shareEnd,
   shareOpeningFacts,
 } from './auth.repository.js';
 import {
@@ -472,6 +473,7 @@ export async function sessionUserOf(ctx: AppContext, auth: AuthContext): Promise
     adminInstitutionID: null,
     countProtocols: summary.count,
     role: auth.role,
+    ...(auth.role === 'SHARE' && auth.shareId ? { shareExpiresAt: await shareEnd(ctx.db, auth.shareId) } : {}),
   };
 }
 

@@ -20,7 +20,7 @@ import {
 } from '@portal/shared/schemas/passkeys';
 import type { AppContext } from '../../context.js';
 import { addMs } from '../../lib/clock.js';
-import type { AppError} from '../../lib/errors.js';
+import type { AppError } from '../../lib/errors.js';
 import { badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../../plugins/audit.js';

@@ -64,6 +64,9 @@ describe('sharing protocols by e-mail', () => {
         .where('tokenHash', '=', (await import('../../lib/ids.js')).sha256Hex(token))
         .executeTakeFirstOrThrow();
       expect(share.daysExpiration).toBe(7);
+      // The recipient is told until when: the share's end, 7 days after it was made.
+      expect(session.json().data.shareExpiresAt).toBe(share.expiresAt);
+      expect(new Date(share.expiresAt).getTime() - new Date(share.createdAt).getTime()).toBe(7 * 24 * 3600_000);
       const reach = await portal.ctx.db
         .selectFrom('sessions')
         .innerJoin('sessionProtocols', 'sessionProtocols.sessionId', 'sessions.id')

@@ -1,8 +1,9 @@
 import { Alert, Stack } from '@mantine/core';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useSearchParams } from 'react-router';
 import { AlertIcon, CheckIcon, InfoIcon } from '../../../components/icons';
+import { closeAllToasts } from '../../../lib/notify';
 import { ForgotPasswordPanel } from './forgot-password-panel';
 import { LoginForm } from './login-form';
 
@@ -17,6 +18,12 @@ export function LoginPanels({ customLogin }: { customLogin?: string }) {
   const location = useLocation();
   const notice = (location.state as LoginNoticeState | null)?.notice;
   const activeSuccess = params.get('activeSuccess');
+  // The box says what happened: a toast left from the screen before (an error, a hint) would say
+  // something else beside it, so one message stays.
+  const boxShown = activeSuccess === 'true' || activeSuccess === 'false' || notice !== undefined;
+  useEffect(() => {
+    if (boxShown) closeAllToasts();
+  }, [boxShown, activeSuccess, notice]);
   const [panel, setPanel] = useState<'login' | 'forgot'>(() =>
     params.get('toPassWordRecovery') === 'true' ? 'forgot' : 'login',
   );

@@ -8,12 +8,13 @@ import { ExamTable } from '../../../components/exam-table';
 import { ReadFilter, type ReadFilterValue, SearchBox } from '../../../components/list-controls';
 import { type Exam, useProtocolDetail, useProtocolList } from '../../../components/results-api';
 import { useResourceOpener } from '../../../components/resource-viewer';
-import { formatCalendarDate } from '../../../lib/dates';
+import { formatCalendarDate, formatDateTimeInWords } from '../../../lib/dates';
 import { errorText } from '../../../lib/errors';
 import { usePageTitle } from '../../../lib/use-page-title';
 import { InstitutionNotice } from './institution-notice';
 import { SignatureModal } from './signature-modal';
 import { formatPhone } from '../../../lib/mask-format';
+import { currentLanguage } from '../../../lib/i18n';
 import { useCredentials } from '../../../lib/session';
 
 export type DetailVariant = 'patient' | 'physician' | 'protocol' | 'external';
@@ -60,6 +61,7 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
   const credentials = useCredentials();
   // Someone the patient shared results with: told whose they are, never offered the account.
   const shared = credentials?.user?.role === 'SHARE';
+  const sharedUntil = shared ? formatDateTimeInWords(credentials?.user?.shareExpiresAt, currentLanguage()) : null;
   const fromDashboard = Boolean((location.state as { fromDashboard?: boolean } | null)?.fromDashboard);
   const requested = params.get('id');
   const guest = useGuestProtocolId(variant === 'protocol' && !requested);
@@ -134,7 +136,13 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
         )}
         {shared && (
           <Alert color="medical" icon={<InfoIcon />} data-testid="shared-banner">
-            {t('results:detail.sharedWithYou', { name: patient.name, number: protocol.number })}
+            {sharedUntil
+              ? t('results:detail.sharedWithYouUntil', {
+                  name: patient.name,
+                  number: protocol.number,
+                  until: sharedUntil,
+                })
+              : t('results:detail.sharedWithYou', { name: patient.name, number: protocol.number })}
           </Alert>
         )}
         {/* A share's recipient is never invited into the patient's account. */}
