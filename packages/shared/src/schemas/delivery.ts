@@ -169,6 +169,8 @@ export const zResourceQuery = z.object({
   request: z.string().max(64).optional(),
   birthdate: z.string().max(10).optional(),
   showAll: zQueryBool.optional(),
+  /** Issue 22.3: a PDF report's copy with its verification code and QR code in the margin. */
+  stamp: zQueryBool.optional(),
 });
 
 /** Spec 3 and contract 7: batch printing. The list length is checked by the service for the exact messages. */

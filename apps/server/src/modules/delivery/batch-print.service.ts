@@ -70,7 +70,7 @@ export async function batchPrint(
   const merged = body.isCompressed
     ? null
     : await mergePdfs(
-        mergeSources(ctx, plan).map((sources, i) => ({
+        mergeSources(ctx, plan, language).map((sources, i) => ({
           title: `${plan[i]!.protocol.number} - ${plan[i]!.protocol.patientName}`,
           sources,
         })),

@@ -7,6 +7,7 @@ import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js'
 import { pixelDifference, seePages, type SeenPage } from '../../test/pdf-compare.js';
 import { type CorpusFile, pdfCorpus } from '../../test/pdf-corpus.js';
 import { makeProtocol, makeResource, makeWorld } from './test-factories.js';
+import { STAMP_MAX_BYTES, stampReport } from '../signatures/margin-stamp.js';
 
 type World = Awaited<ReturnType<typeof makeWorld>>;
 
@@ -37,7 +38,8 @@ function zipEntries(zip: Buffer): Map<string, Buffer> {
 
 /**
  * What a physician's batch print, its zip and a patient's "show all" deliver, checked page by
- * page against reports made by real tools: the same text, the same rendering, the same bytes.
+ * page against reports made by real tools (with their verification stamp below each page): the
+ * same text, the same rendering; the zip, the same bytes.
  */
 describe('merged reports through the API', () => {
   let portal: TestPortal;
@@ -51,7 +53,6 @@ describe('merged reports through the API', () => {
     portal = await startTestPortal();
     w = await makeWorld(portal.ctx, (i) => portal.sessionFor(i));
     corpus = await pdfCorpus();
-    for (const f of corpus) if (f.readable) seen.set(f.name, seePages(f.bytes));
     // Two protocols of João's, the corpus split between them, one exam a day in corpus order.
     const halves = [corpus.slice(0, 7), corpus.slice(7)];
     for (const [h, files] of halves.entries()) {
@@ -69,7 +70,19 @@ describe('merged reports through the API', () => {
         })),
       });
       for (const [i, f] of files.entries()) {
-        await makeResource(portal.ctx, { examId: made.exams[i]!.id, type: 'REPORT', bytes: f.bytes });
+        const { id } = await makeResource(portal.ctx, { examId: made.exams[i]!.id, type: 'REPORT', bytes: f.bytes });
+        if (!f.readable) continue;
+        // Each report enters a merge as its copy with its verification code in the margin (issue 22.3).
+        const { verificationCode } = await portal.ctx.db
+          .selectFrom('resources')
+          .select('verificationCode')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+        const stamped =
+          f.bytes.length <= STAMP_MAX_BYTES
+            ? await stampReport(f.bytes, verificationCode!, portal.ctx.config.publicUrl, 'pt-br')
+            : null;
+        seen.set(f.name, seePages(stamped ?? f.bytes));
       }
       protocols.push({ id: made.protocol.id, number: made.protocol.number, files });
     }

@@ -26,6 +26,9 @@ import { type LeftOut, type MergeSource, mergePdfs } from './pdf-merge.js';
 import { type NoticeLanguage, noticeLanguage } from './pdf-notice.js';
 import { attachment, fileNamePart } from '../../lib/file-names.js';
 import { checkResourceSignature } from '../signatures/signature-check.service.js';
+import { STAMP_MAX_BYTES, stampReport } from '../signatures/margin-stamp.js';
+import { createHash } from 'node:crypto';
+import { buffer } from 'node:stream/consumers';
 
 /** How many reports a merged PDF could not include (each has a page saying so in its place). */
 export const REPORTS_LEFT_OUT_HEADER = 'x-reports-left-out';
@@ -197,7 +200,7 @@ export async function openResource(
   ctx: AppContext,
   auth: AuthContext,
   kind: ResourceKind,
-  query: { resourceId: string; showAll?: boolean; request?: string },
+  query: { resourceId: string; showAll?: boolean; stamp?: boolean; request?: string },
   request: FastifyRequest,
 ): Promise<FileAnswer> {
   const viewer = loadViewer(auth);
@@ -222,6 +225,10 @@ export async function openResource(
     return fileAnswer(ctx, resource.signedStorageKey, resource.signedSize, type, name, request.headers.range);
   }
   const name = downloadName(protocol, stem, EXTENSION[resource.contentType] ?? 'bin');
+  if (kind === 'report' && query.stamp) {
+    const stamped = await stampedAnswer(ctx, resource, name, language);
+    if (stamped) return stamped;
+  }
   return fileAnswer(ctx, resource.storageKey, resource.size, resource.contentType, name, request.headers.range);
 }
 
@@ -299,33 +306,83 @@ export function examDate(performedAt: string | null): string | null {
   return Number.isNaN(local.getTime()) ? null : local.toISOString().slice(0, 10);
 }
 
-/** The reports of protocols as merge sources, named as a notice page calls them. */
+/**
+ * The reports of protocols as merge sources, named as a notice page calls them. Each report up to
+ * STAMP_MAX_BYTES enters the merge as a copy with its verification code and QR code in a strip
+ * below its pages (issue 22.3); larger ones, and PDFs pdf-lib cannot read, enter as they are.
+ */
 export function mergeSources(
   ctx: AppContext,
   groups: ReadonlyArray<{ protocol: ProtocolRow; reports: ReadonlyArray<{ exam: ServedExam; resource: ResourceRow }> }>,
+  language: NoticeLanguage,
 ): MergeSource[][] {
+  const stamped = (r: ResourceRow) => r.verificationCode !== null && r.size <= STAMP_MAX_BYTES;
   // Files on this machine's disk are read by qpdf where they are stored; others are read ahead and copied.
   const local = ctx.storage.localPath?.bind(ctx.storage);
-  const openers = local
-    ? null
-    : storedFileOpeners(
-        ctx,
-        groups.flatMap((g) => g.reports.map((r) => r.resource)),
-      );
+  const all = groups.flatMap((g) => g.reports.map((r) => r.resource));
+  const openers = storedFileOpeners(
+    ctx,
+    all.filter((r) => !local || stamped(r)),
+  );
   let i = 0;
   return groups.map(({ protocol, reports }) =>
     reports.map(({ exam, resource }) => {
       const date = examDate(exam.row.performedAt);
+      const read = !local || stamped(resource) ? openers[i++]! : () => ctx.storage.get(resource.storageKey);
       return {
         protocolNumber: protocol.number,
         report: date ? `${exam.row.description}, ${date.split('-').reverse().join('/')}` : exam.row.description,
         resourceId: resource.id,
         size: resource.size,
-        ...(local ? { path: local(resource.storageKey) } : {}),
-        open: openers?.[i++] ?? (() => ctx.storage.get(resource.storageKey)),
+        ...(local && !stamped(resource) ? { path: local(resource.storageKey) } : {}),
+        open: stamped(resource)
+          ? async () => {
+              const opened = await read();
+              const original = Buffer.isBuffer(opened) ? opened : await buffer(opened);
+              return (
+                (await stampReport(original, resource.verificationCode!, ctx.config.publicUrl, language)) ?? original
+              );
+            }
+          : read,
       };
     }),
   );
+}
+
+/**
+ * `stamp=true`: a copy of a PDF report with its verification code and QR code in the margin, to
+ * download and print; the SHA-256 of the copy is kept so `/validar` recognises it. The stored
+ * report (what a detached signature covers) is served unchanged without it.
+ */
+async function stampedAnswer(
+  ctx: AppContext,
+  resource: ResourceRow,
+  name: string,
+  language: NoticeLanguage,
+): Promise<FileAnswer | null> {
+  if (resource.contentType !== 'application/pdf' || !resource.verificationCode || resource.size > STAMP_MAX_BYTES) {
+    return null;
+  }
+  const copy = await stampReport(
+    await ctx.storage.read(resource.storageKey, resource.size),
+    resource.verificationCode,
+    ctx.config.publicUrl,
+    language,
+  );
+  if (!copy) return null;
+  const sha256 = createHash('sha256').update(copy).digest('hex');
+  if (resource.stampedSha256 !== sha256) {
+    await ctx.db.updateTable('resources').set({ stampedSha256: sha256 }).where('id', '=', resource.id).execute();
+  }
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'application/pdf',
+      'content-disposition': attachment(name),
+      'content-length': String(copy.length),
+    },
+    body: copy,
+  };
 }
 
 /** showAll=true: every available report of the protocol merged in one PDF; all marked read (spec 4.2). */
@@ -338,8 +395,8 @@ async function showAll(
   const exams = (await servedExams(ctx, viewer, [protocol])).get(protocol.id) ?? [];
   const reports = printableReports(exams);
   // Merged before anything is recorded: the trace lists what could not be included.
-  const [sources] = mergeSources(ctx, [{ protocol, reports }]);
   const language = noticeLanguage(request.headers['accept-language']);
+  const [sources] = mergeSources(ctx, [{ protocol, reports }], language);
   const merged = await mergePdfs([{ title: null, sources: sources! }], language);
   try {
     const key = readerKey(viewer, protocol);
