@@ -73,7 +73,10 @@ export async function startPortal(
       DEMO_DATA: 'false',
       LOG_LEVEL: 'warn',
       OUTBOX_POLL_MS: '100',
-      ...extraEnv,
+      // `{port}` in a value stands for the port chosen here (e.g. PUBLIC_URL on localhost).
+      ...Object.fromEntries(
+        Object.entries(extraEnv).map(([key, value]) => [key, value.replaceAll('{port}', String(port))]),
+      ),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

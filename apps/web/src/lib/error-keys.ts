@@ -1,6 +1,7 @@
 import { ServerMessage, translationKeyForServerMessage } from '@portal/shared/errors';
 import { AccountMessage } from '@portal/shared/schemas/accounts';
 import { AuthMessage } from '@portal/shared/schemas/auth';
+import { PasskeyMessage } from '@portal/shared/schemas/passkeys';
 
 // Server texts of the account flows that the spec's catalogue does not list (matched the same way).
 const EXTRA_KEYS: ReadonlyArray<{ match: string; key: string }> = [
@@ -16,6 +17,13 @@ const EXTRA_KEYS: ReadonlyArray<{ match: string; key: string }> = [
   { match: AuthMessage.mfaTokenInvalid, key: 'errors.mfaTokenInvalid' },
   { match: AuthMessage.mfaPhoneInvalid, key: 'errors.phoneInvalid' },
   { match: AccountMessage.favoriteTagNotYours, key: 'errors.favoriteGroup' },
+  { match: PasskeyMessage.challengeInvalid, key: 'errors.passkeyChallenge' },
+  { match: PasskeyMessage.passkeyNotRecognized, key: 'errors.passkeyNotRecognized' },
+  { match: PasskeyMessage.passkeyRejected, key: 'errors.passkeyRejected' },
+  { match: PasskeyMessage.passkeyAlreadyRegistered, key: 'errors.passkeyAlreadyRegistered' },
+  { match: PasskeyMessage.lastSignInMethod, key: 'errors.passkeyLastMethod' },
+  { match: PasskeyMessage.passkeysNotAllowed, key: 'errors.passkeysNotAllowed' },
+  { match: PasskeyMessage.tooManyPasskeys, key: 'errors.tooManyPasskeys' },
 ];
 
 /** The i18n key (namespace `errors`) for a server message. */

@@ -11,6 +11,7 @@ import { useCredentials } from '../../../lib/session';
 import { type UserRecord, useEditExternalUserMutation, useMyRecord } from '../api/account-api';
 import { AccountPageFrame } from './account-page-frame';
 import { ChangePasswordForm } from './change-password-form';
+import { PasskeysPanel } from '../../passkeys/passkeys-panel';
 
 function ExternalUserEditForm({ record }: { record: UserRecord }) {
   const { t } = useTranslation(['account', 'common']);
@@ -37,6 +38,14 @@ function ExternalUserEditForm({ record }: { record: UserRecord }) {
             {t('edit.sections.access')}
           </Title>
           <ChangePasswordForm />
+        </Stack>
+      </Paper>
+      <Paper withBorder p="md" radius="md">
+        <Stack gap="sm">
+          <Title order={2} size="h4">
+            {t('edit.sections.passkeys')}
+          </Title>
+          <PasskeysPanel />
         </Stack>
       </Paper>
       <Paper withBorder p="md" radius="md">

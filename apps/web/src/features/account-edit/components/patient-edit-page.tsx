@@ -23,6 +23,7 @@ import { ChangeEmailForm } from './change-email-form';
 import { ChangePasswordForm } from './change-password-form';
 import { EmailFrequencyField } from './email-frequency-field';
 import { MfaPanel } from './mfa-panel';
+import { PasskeysPanel } from '../../passkeys/passkeys-panel';
 import { SharesTable } from './shares-table';
 
 function cpfOf(record: UserRecord): string {
@@ -165,6 +166,12 @@ function PatientEditForm({ record }: { record: UserRecord }) {
           <Accordion.Control>{t('edit.sections.mfa')}</Accordion.Control>
           <Accordion.Panel>
             <MfaPanel />
+          </Accordion.Panel>
+        </Accordion.Item>
+        <Accordion.Item value="passkeys">
+          <Accordion.Control>{t('edit.sections.passkeys')}</Accordion.Control>
+          <Accordion.Panel>
+            <PasskeysPanel />
           </Accordion.Panel>
         </Accordion.Item>
         <Accordion.Item value="preferences">

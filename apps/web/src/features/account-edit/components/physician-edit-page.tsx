@@ -19,6 +19,7 @@ import { AccountPageFrame } from './account-page-frame';
 import { ChangeEmailForm } from './change-email-form';
 import { ChangePasswordForm } from './change-password-form';
 import { EmailFrequencyField } from './email-frequency-field';
+import { PasskeysPanel } from '../../passkeys/passkeys-panel';
 
 function PhysicianEditForm({ record }: { record: UserRecord }) {
   const { t } = useTranslation(['account', 'common']);
@@ -121,6 +122,12 @@ function PhysicianEditForm({ record }: { record: UserRecord }) {
               <TextInput label={t('physicianCreate.crm')} value={license?.number ?? ''} readOnly />
               <TextInput label={t('physicianCreate.uf')} value={license?.state ?? ''} readOnly />
             </SimpleGrid>
+          </Accordion.Panel>
+        </Accordion.Item>
+        <Accordion.Item value="passkeys">
+          <Accordion.Control>{t('edit.sections.passkeys')}</Accordion.Control>
+          <Accordion.Panel>
+            <PasskeysPanel />
           </Accordion.Panel>
         </Accordion.Item>
         <Accordion.Item value="preferences">

@@ -4,7 +4,7 @@ import { notifications } from '@mantine/notifications';
 import { ServerMessage } from '@portal/shared/errors';
 import { DELAY_MS, MFA_TOKEN_LENGTH, TOAST_MS } from '@portal/shared/limits';
 import { digitsOnly, formatCpf, looksLikeEmail, parseBrDate } from '@portal/shared/validation';
-import { lazy, Suspense, useEffect, useRef } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { Controller, useForm, useWatch } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { PasswordField } from '../../../components/password-field';
@@ -16,6 +16,14 @@ import { errorText, isServerError } from '../../../lib/errors';
 import { MASK } from '../../../lib/masks';
 import { notify } from '../../../lib/notify';
 import { clearCredentials, setOriginCode, storeCredentials } from '../../../lib/session';
+import type { PasskeyAssertion } from '@portal/shared/schemas/passkeys';
+import {
+  cancelPasskeyRequest,
+  isCancelled,
+  passkeyAssertion,
+  passkeyAutofillSupported,
+  passkeySignIn,
+} from '../../passkeys/passkeys-api';
 import { useLoginMutation, type LoginPayload } from '../api/auth-api';
 import { useRememberedCpf } from '../hooks/use-remembered-cpf';
 import { loginFormSchema, type LoginFormValues } from '../login-form-schema';
@@ -51,6 +59,7 @@ export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
     handleSubmit,
     setValue,
     setFocus,
+    getValues,
     formState: { errors, isSubmitting },
   } = useForm<LoginFormValues>({
     resolver: zodResolver(loginFormSchema),
@@ -72,17 +81,82 @@ export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
 
   useEffect(() => {
     if (mfaRequired) tokenRef.current?.focus();
+    // The password is in: the user name's passkey suggestions are no longer what is asked.
+    if (mfaRequired) void cancelPasskeyRequest();
   }, [mfaRequired]);
 
   const fieldError = (message: string | undefined) => (message ? t(message, { ns: 'common' }) : undefined);
+  const [passkeyBusy, setPasskeyBusy] = useState(false);
 
-  const onSubmit = async (values: LoginFormValues) => {
+  /** A passkey alone: the same session as a password sign-in. */
+  const signInWithPasskey = useCallback(
+    async (autofill: boolean) => {
+      let assertion: PasskeyAssertion;
+      try {
+        assertion = await passkeyAssertion(autofill);
+      } catch (error) {
+        // The autofill request ends silently (the page left, or another ceremony began).
+        if (autofill) return;
+        if (isCancelled(error)) notify('info', t('login.passkeyCancelled'), TOAST_MS.long);
+        else notify('error', errorText(error, 'errors.loginDefault'), TOAST_MS.long);
+        return;
+      }
+      setPasskeyBusy(true);
+      try {
+        const result = await passkeySignIn(assertion, customLogin?.toUpperCase());
+        storeCredentials({ token: result.accessToken, user: result.user });
+        setOriginCode(customLogin ?? null);
+        navigate('/landing/');
+      } catch (error) {
+        clearCredentials();
+        notify(isServerError(error) ? 'error' : 'info', errorText(error, 'errors.loginDefault'), TOAST_MS.persistent);
+      } finally {
+        setPasskeyBusy(false);
+      }
+    },
+    [customLogin, navigate, t],
+  );
+
+  // The browser's conditional UI: saved passkeys are offered among the user name suggestions.
+  useEffect(() => {
+    let live = true;
+    void passkeyAutofillSupported()
+      .then((supported) => {
+        if (live && supported) void signInWithPasskey(true);
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+      void cancelPasskeyRequest();
+    };
+  }, [signInWithPasskey]);
+
+  /** MFA is on: a passkey of the account in place of the code sent by SMS. */
+  const secondFactorPasskey = async () => {
+    let assertion: PasskeyAssertion;
+    try {
+      assertion = await passkeyAssertion(false);
+    } catch (error) {
+      if (isCancelled(error)) notify('info', t('login.passkeyCancelled'), TOAST_MS.long);
+      else notify('error', errorText(error, 'errors.loginDefault'), TOAST_MS.long);
+      return;
+    }
+    setPasskeyBusy(true);
+    try {
+      await onSubmit(getValues(), assertion);
+    } finally {
+      setPasskeyBusy(false);
+    }
+  };
+
+  const onSubmit = async (values: LoginFormValues, passkey?: PasskeyAssertion) => {
     notifications.clean();
     const payload: LoginPayload = {
       userName: values.mode === 'cpf' ? formatCpf(values.cpf) : values.userName.trim(),
       password: values.password,
       dateOfBirth: values.mode === 'cpf' ? '' : dateOfBirthToSend(values.userName, values.dateOfBirth),
-      tokenMFA: values.mfaRequired ? digitsOnly(values.tokenMFA).slice(0, MFA_TOKEN_LENGTH) : '',
+      tokenMFA: values.mfaRequired && !passkey ? digitsOnly(values.tokenMFA).slice(0, MFA_TOKEN_LENGTH) : '',
+      ...(passkey ? { passkey } : {}),
       appKey: 'login',
       ...(customLogin ? { customLogin: customLogin.toUpperCase() } : {}),
     };
@@ -124,7 +198,7 @@ export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
   };
 
   return (
-    <form onSubmit={handleSubmit(onSubmit)} noValidate aria-label={t('login.formLabel')}>
+    <form onSubmit={handleSubmit((values) => onSubmit(values))} noValidate aria-label={t('login.formLabel')}>
       <Stack gap="md">
         <Controller
           control={control}
@@ -151,7 +225,7 @@ export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
           <TextInput
             label={t('login.userName')}
             description={t('login.userNameHint')}
-            autoComplete="username"
+            autoComplete="username webauthn"
             autoCapitalize="none"
             spellCheck={false}
             required
@@ -167,7 +241,7 @@ export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
               label={t('login.cpf')}
               mask={MASK.cpf}
               inputMode="numeric"
-              autoComplete="username"
+              autoComplete="username webauthn"
               placeholder="000.000.000-00"
               required
               error={fieldError(errors.cpf?.message)}
@@ -254,6 +328,16 @@ export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
             )}
           />
         )}
+        {mfaRequired && (
+          <Button
+            variant="default"
+            onClick={() => void secondFactorPasskey()}
+            loading={passkeyBusy}
+            data-testid="login-mfa-passkey"
+          >
+            {t('login.passkeyInstead')}
+          </Button>
+        )}
 
         <Group justify="flex-end">
           <Anchor component="button" type="button" size="sm" onClick={onForgotPassword}>
@@ -264,6 +348,18 @@ export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
         <Button type="submit" size="md" fullWidth loading={isSubmitting} data-testid="login-submit">
           {t('login.submit')}
         </Button>
+        {!mfaRequired && (
+          <Button
+            variant="default"
+            size="md"
+            fullWidth
+            onClick={() => void signInWithPasskey(false)}
+            loading={passkeyBusy}
+            data-testid="login-passkey"
+          >
+            {t('login.passkeySignIn')}
+          </Button>
+        )}
 
         <Stack gap={6} align="center">
           <Anchor component={Link} to="/patient/create" size="sm">
