@@ -3,15 +3,15 @@ import type { AccessItem } from '@portal/shared/schemas/access-log';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
 import { hashPassword } from '../../lib/passwords.js';
 import {
-  makeInstitution,
-  makeProtocol,
+  type makeInstitution,
+  type makeProtocol,
   makeResource,
   makeShare,
   makeTag,
   makeUser,
-  pdfBytes,
   pngBytes,
 } from '../delivery/test-factories.js';
+import { makeAccessWorld, REQUESTER } from '../../test/access-world.js';
 
 /**
  * "Who saw my results": every role's access to a patient's protocol shows in the patient's own
@@ -41,44 +41,28 @@ describe('who saw my results', () => {
   beforeAll(async () => {
     portal = await startTestPortal();
     const ctx = portal.ctx;
-    institution = await makeInstitution(ctx, { name: 'Laboratório Alfa' });
-    owner = await makeUser(ctx, { type: 'PATIENT', name: 'Ana Dona', email: 'ana@example.test' });
-    otherPatient = await makeUser(ctx, { type: 'PATIENT', name: 'Otto Outro', email: 'otto@example.test' });
-    const physician = await makeUser(ctx, {
-      type: 'PHYSICIAN',
-      name: 'Pedro Alves',
-      crm: '12345',
-      uf: 'sp',
-      vouchedBy: [institution.id],
-    });
-    const external = await makeUser(ctx, { type: 'EXTERNAL', name: 'Eva Parceira' });
-    const company = await makeUser(ctx, { type: 'COMPANY', name: 'Carla Recepção', institutionId: institution.id });
-    const admin = await makeUser(ctx, { type: 'ADMIN', name: 'Otávio Operador' });
-    const tag = await makeTag(ctx, institution.id, [external.id], 'Convênio Sul');
-    const requester = { crm: '12345', uf: 'SP' };
-    a = await makeProtocol(ctx, {
-      institutionId: institution.id,
-      patientUserId: owner.id,
-      tagId: tag.id,
-      exams: [
-        { description: 'Hemograma completo', requester },
-        { description: 'Raio X de tórax', type: 'XRAY', requester },
+    let external!: Awaited<ReturnType<typeof makeUser>>;
+    let company!: Awaited<ReturnType<typeof makeUser>>;
+    let admin!: Awaited<ReturnType<typeof makeUser>>;
+    const world = await makeAccessWorld(portal, {
+      institution: 'Laboratório Alfa',
+      owner: { name: 'Ana Dona', email: 'ana@example.test' },
+      otherPatient: { name: 'Otto Outro', email: 'otto@example.test' },
+      physician: { uf: 'sp' },
+      beforeProtocols: async (institutionId) => {
+        external = await makeUser(ctx, { type: 'EXTERNAL', name: 'Eva Parceira' });
+        company = await makeUser(ctx, { type: 'COMPANY', name: 'Carla Recepção', institutionId });
+        admin = await makeUser(ctx, { type: 'ADMIN', name: 'Otávio Operador' });
+        return { tagId: (await makeTag(ctx, institutionId, [external.id], 'Convênio Sul')).id };
+      },
+      examsOfA: [
+        { description: 'Hemograma completo', requester: REQUESTER },
+        { description: 'Raio X de tórax', type: 'XRAY', requester: REQUESTER },
       ],
     });
-    a2 = await makeProtocol(ctx, { institutionId: institution.id, patientUserId: owner.id });
-    b = await makeProtocol(ctx, {
-      institutionId: institution.id,
-      patientUserId: otherPatient.id,
-      exams: [{ requester }],
-    });
-    const report = await makeResource(ctx, {
-      examId: a.exams[0]!.id,
-      type: 'REPORT',
-      bytes: await pdfBytes('A report'),
-      signed: { bytes: Buffer.from('signed'), contentType: 'application/pkcs7-signature' },
-    });
+    ({ institution, owner, otherPatient, a, a2, b } = world);
+    const { reportA: report, reportB } = world;
     const image = await makeResource(ctx, { examId: a.exams[1]!.id, type: 'IMAGE', bytes: pngBytes() });
-    const reportB = await makeResource(ctx, { examId: b.exams[0]!.id, type: 'REPORT', bytes: await pdfBytes('B') });
     await ctx.db
       .updateTable('protocols')
       .set({ passwordHash: await hashPassword('segredo1') })
@@ -86,9 +70,9 @@ describe('who saw my results', () => {
       .execute();
     share = await makeShare(ctx, owner.id, [a.protocol.id], (i) => portal.sessionFor(i));
     Object.assign(tokens, {
-      owner: await portal.sessionFor({ role: 'PATIENT', userId: owner.id, username: owner.email }),
-      otherPatient: await portal.sessionFor({ role: 'PATIENT', userId: otherPatient.id, username: otherPatient.email }),
-      physician: await portal.sessionFor({ role: 'PHYSICIAN', userId: physician.id, username: physician.email }),
+      owner: await world.asOwner(),
+      otherPatient: await world.asOtherPatient(),
+      physician: await world.asPhysician(),
       external: await portal.sessionFor({ role: 'EXTERNAL', userId: external.id, username: external.email }),
       company: await portal.sessionFor({
         role: 'COMPANY',
@@ -148,23 +132,15 @@ describe('who saw my results', () => {
       ],
     ];
     const signIn = async () => {
-      tokens.owner = await portal.sessionFor({ role: 'PATIENT', userId: owner.id, username: owner.email });
-      tokens.otherPatient = await portal.sessionFor({
-        role: 'PATIENT',
-        userId: otherPatient.id,
-        username: otherPatient.email,
-      });
+      tokens.owner = await world.asOwner();
+      tokens.otherPatient = await world.asOtherPatient();
       tokens.admin = await portal.sessionFor({
         role: 'ADMIN',
         userId: admin.id,
         username: admin.email,
         appKey: 'admin',
       });
-      tokens.physician = await portal.sessionFor({
-        role: 'PHYSICIAN',
-        userId: physician.id,
-        username: physician.email,
-      });
+      tokens.physician = await world.asPhysician();
       tokens.guest = await portal.sessionFor({
         role: 'GUEST',
         username: a.protocol.number,
