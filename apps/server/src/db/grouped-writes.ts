@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
 import type { Insertable } from 'kysely';
@@ -263,6 +264,18 @@ interface ThreadAnswer {
   errors?: Array<{ message: string; code?: string } | null> | null;
 }
 
+const require = createRequire(import.meta.url);
+
+/**
+ * The file of the better-sqlite3 native addon this thread loaded (its connection is open by now).
+ * The write thread opens that same build: whatever chose it here (module hooks loaded with
+ * `--import`, a `nativeBinding` option) does not reach a worker thread, which would otherwise
+ * load node_modules' build, possibly compiled for another Node version.
+ */
+function loadedAddon(): string | undefined {
+  return Object.keys(require.cache).find((file) => file.endsWith(`${path.sep}better_sqlite3.node`));
+}
+
 /** A worker thread committing groups of writes on its own connection to a SQLite file. */
 class WriteThread {
   private readonly worker: Worker;
@@ -274,13 +287,7 @@ class WriteThread {
   constructor(file: string) {
     this.worker = new Worker(WRITE_THREAD_SOURCE, {
       eval: true,
-      workerData: {
-        file,
-        driver: createRequire(import.meta.url).resolve('better-sqlite3'),
-        // Module hooks of the main thread do not reach this thread: a better-sqlite3 build other than
-        // node_modules' (one compiled for another Node version, scripts/with-node.sh) is named here.
-        binding: process.env.PORTAL_BETTER_SQLITE3_BINDING,
-      },
+      workerData: { file, driver: require.resolve('better-sqlite3'), binding: loadedAddon() },
     });
     // The process may end while it idles; a commit in flight is awaited by its caller.
     this.worker.unref();
