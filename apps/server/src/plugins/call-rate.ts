@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
-import type { Db } from '../db/database.js';
+import type { Db, Dialect } from '../db/database.js';
 import { tooManyAttempts } from '../lib/errors.js';
 
 const HOUR_MS = 3600_000;
@@ -45,4 +45,31 @@ export async function holdSubject(trx: Db, subject: string, now: Date): Promise<
   await sql`
     insert into call_rates (subject, window_start, calls) values (${`hold:${subject}`}, ${now.toISOString()}, 0)
     on conflict (subject) do update set window_start = excluded.window_start`.execute(trx);
+}
+
+/**
+ * Takes `subject` for the transaction `trx` unless another transaction holds it: false then, at
+ * once, so a job that one process is running is skipped by the others instead of run again after
+ * it (PostgreSQL: FOR UPDATE SKIP LOCKED on the subject's row, which is only locked, never
+ * updated, so nothing that reads or inserts it waits). SQLite has no row locks: there the caller
+ * waits for the database's write lock as with `holdSubject`, and always gets the subject. A
+ * process that dies holding the subject releases it with its connection.
+ */
+export async function tryHoldSubject(trx: Db, dialect: Dialect, subject: string, now: Date): Promise<boolean> {
+  if (dialect === 'sqlite') {
+    await holdSubject(trx, subject, now);
+    return true;
+  }
+  const key = `hold:${subject}`;
+  const row = () => trx.selectFrom('callRates').select('subject').where('subject', '=', key);
+  if (await row().forUpdate().skipLocked().executeTakeFirst()) return true;
+  if (await row().executeTakeFirst()) return false;
+  // Its first use: the row inserted here stays locked until `trx` ends; a concurrent first use
+  // waits for that, then finds it taken.
+  const inserted = await trx
+    .insertInto('callRates')
+    .values({ subject: key, windowStart: now.toISOString(), calls: 0 })
+    .onConflict((oc) => oc.column('subject').doNothing())
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { tryHoldSubject } from '../../plugins/call-rate.js';
 import { queueMail } from '../outbox/outbox.service.js';
 import { alertCandidates, claimAlert } from './access-log.repository.js';
 
@@ -12,18 +13,25 @@ export const ACCESS_ALERT_INTERVAL_MS = 60_000;
 /**
  * Mails each patient who asked for it (account setting, off by default) when someone other than
  * himself opened one of his results: one mail per protocol at most every 6 hours, naming no one
- * (the portal's access log says who) and carrying no result. Several servers may run this at once:
- * the claim on `access_alert_sends` lets one of them send.
+ * (the portal's access log says who) and carrying no result.
+ *
+ * Every server process runs this each minute; one run at a time does the work. A run takes the
+ * 'access-alerts' subject for its transaction (`tryHoldSubject`): on PostgreSQL the runs that find
+ * it taken return at once without scanning the audit, on SQLite they wait for the write lock. The
+ * claims on `access_alert_sends` and the mails to the outbox commit together, so an alert is queued
+ * once; a run that dies rolls them all back, and the next run finds the same accesses again (it
+ * looks back `ACCESS_ALERT_LOOKBACK_MS`).
  */
 export async function runAccessAlerts(ctx: AppContext): Promise<number> {
   const now = ctx.clock.now();
   const nowIso = now.toISOString();
   const since = new Date(now.getTime() - ACCESS_ALERT_LOOKBACK_MS).toISOString();
   const windowStart = new Date(now.getTime() - ACCESS_ALERT_WINDOW_MS).toISOString();
-  let sent = 0;
-  for (const c of await alertCandidates(ctx.db, since, nowIso, windowStart)) {
-    const queued = await ctx.db.transaction().execute(async (trx) => {
-      if (!(await claimAlert(trx, c.userId, c.protocolId, nowIso, windowStart))) return false;
+  return ctx.db.transaction().execute(async (trx) => {
+    if (!(await tryHoldSubject(trx, ctx.dialect, 'access-alerts', now))) return 0;
+    let sent = 0;
+    for (const c of await alertCandidates(trx, since, nowIso, windowStart)) {
+      if (!(await claimAlert(trx, c.userId, c.protocolId, nowIso, windowStart))) continue;
       await queueMail(
         ctx,
         {
@@ -36,9 +44,8 @@ export async function runAccessAlerts(ctx: AppContext): Promise<number> {
         },
         trx,
       );
-      return true;
-    });
-    if (queued) sent += 1;
-  }
-  return sent;
+      sent += 1;
+    }
+    return sent;
+  });
 }
