@@ -406,6 +406,8 @@ export interface OutboxTable {
    * then, or given up, the message keeps its kind and loses its text.
    */
   expiresAt: Timestamp | null;
+  /** The institution the message was sent for; null: the portal's own (recovery, MFA, digests). */
+  institutionId: string | null;
 }
 
 export interface ResultNotificationTable {

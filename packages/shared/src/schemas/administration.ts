@@ -48,6 +48,11 @@ export const zDashboardInstitution = z.object({
   ingestErrors24h: z.number().int(),
   /** The last such call, or null. */
   lastCallAt: z.string().nullable(),
+  /** Its mails and messages in the outbox: waiting (or retried) and given up. */
+  outboxWaiting: z.number().int(),
+  outboxFailed: z.number().int(),
+  /** Its accounts under a sign-in or MFA lock now (its People list, state LOCKED). */
+  lockedNow: z.number().int(),
 });
 
 export const zDashboard = z.object({
@@ -55,7 +60,7 @@ export const zDashboard = z.object({
   today: z.string(),
   weekStart: z.string(),
   institutions: z.array(zDashboardInstitution),
-  /** Portal-wide figures: only admins receive them (the outbox and locks are not an institution's). */
+  /** Portal-wide figures, messages and accounts of no institution included: only admins receive them. */
   portal: z
     .object({
       outboxWaiting: z.number().int(),
@@ -163,7 +168,13 @@ export const AUDIT_CSV_COLUMNS = [
 ] as const;
 
 export const zOutboxStatus = z.enum(['PENDING', 'SENT', 'DEAD']);
-export const zOutboxQuery = z.object({ status: zOutboxStatus.optional(), page: zPage, size: zSize });
+export const zOutboxQuery = z.object({
+  status: zOutboxStatus.optional(),
+  /** One institution's messages (a company user: its own only). */
+  institutionId: z.string().max(64).optional(),
+  page: zPage,
+  size: zSize,
+});
 export const zOutboxItem = z.object({
   id: z.string(),
   channel: z.string(),
@@ -176,6 +187,8 @@ export const zOutboxItem = z.object({
   createdAt: z.string(),
   sentAt: z.string().nullable(),
   nextAttemptAt: z.string(),
+  /** The institution it was sent for; null: the portal's own (password recovery, MFA codes, digests). */
+  institution: z.object({ id: z.string(), name: z.string() }).nullable(),
 });
 export type OutboxItem = z.output<typeof zOutboxItem>;
 export const zOutboxPage = paged(zOutboxItem);
@@ -188,6 +201,8 @@ export const zAccountQuery = z.object({
   search: zSearch,
   type: zAccountType.optional(),
   state: zAccountStateFilter.optional(),
+  /** The people of one institution, as its company users see them (a company user: its own only). */
+  institutionId: z.string().max(64).optional(),
   page: zPage,
   size: zSize,
 });

@@ -40,6 +40,7 @@ export async function runAccessAlerts(ctx: AppContext): Promise<number> {
           language: c.language,
           link: `/patient/accesses?protocol=${encodeURIComponent(c.protocolId)}`,
           institutionName: c.institutionName,
+          institutionId: c.institutionId,
           params: { protocol: c.protocolNumber, count: Number(c.openings) },
         },
         trx,

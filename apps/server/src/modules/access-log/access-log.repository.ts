@@ -186,10 +186,11 @@ export function alertCandidates(db: Db, since: string, until: string, windowStar
       'u.language',
       'p.id as protocolId',
       'p.number as protocolNumber',
+      'i.id as institutionId',
       'i.name as institutionName',
       eb.fn.countAll<number | string>().as('openings'),
     ])
-    .groupBy(['u.id', 'u.email', 'u.language', 'p.id', 'p.number', 'i.name'])
+    .groupBy(['u.id', 'u.email', 'u.language', 'p.id', 'p.number', 'i.id', 'i.name'])
     .execute();
 }
 

@@ -45,7 +45,7 @@ export const administrationOperations: OperationDocs = {
       },
     },
   }),
-  [`GET ${BASE}/outbox`]: consoleCall({ errors: { 403: ServerMessage.forbidden } }),
+  [`GET ${BASE}/outbox`]: consoleCall({ query: { status: 'DEAD', page: 1, size: 20 } }),
   [`POST ${BASE}/outbox/{id}/resend`]: consoleCall({ params: ID }),
   [`GET ${BASE}/accounts`]: consoleCall({ errors: { 403: ServerMessage.forbidden } }),
   [`PUT ${BASE}/accounts/{id}/disabled`]: consoleCall({ params: ID, body: { disabled: true } }),

@@ -349,25 +349,64 @@ export function auditRows(db: Db, scope: AuditScope, filter: AuditFilter, chunk 
   return auditRowsNewestFirst(auditQuery(db, scope, filter).select(auditColumns), chunk);
 }
 
-export async function outboxPage(db: Db, status: string | undefined, offset: number, limit: number) {
-  let base = db.selectFrom('outbox');
-  if (status) base = base.where('status', '=', status);
+/** Mails waiting (PENDING) and given up (DEAD) per institution, for the dashboard. */
+export async function outboxCounts(db: Db, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('outbox')
+    .select((eb) => ['institutionId', 'status', eb.fn.countAll<number>().as('count')])
+    .where('institutionId', 'in', ids)
+    .where('status', 'in', ['PENDING', 'DEAD'])
+    .groupBy(['institutionId', 'status'])
+    .execute();
+}
+
+/**
+ * Accounts under a sign-in or MFA lock now, per institution, counted as that institution's People
+ * list under state LOCKED counts them. Locks are rare: without any, no institution is asked.
+ */
+export async function lockedCounts(db: Db, ids: readonly string[], now: string) {
+  const any = await db.selectFrom('throttles').select('key').where('lockedUntil', '>', now).limit(1).executeTakeFirst();
+  return Promise.all(
+    ids.map(async (institutionId) => {
+      if (!any) return { institutionId, count: 0 };
+      const row = await accountQuery(db, [institutionId], { state: 'LOCKED', now })
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .executeTakeFirst();
+      return { institutionId, count: n(row?.count) };
+    }),
+  );
+}
+
+export interface OutboxFilter {
+  status?: string;
+  institutionId?: string;
+}
+
+/** The outbox, newest first; a company user's reach sees its institutions' messages only. */
+export async function outboxPage(db: Db, reach: Reach, filter: OutboxFilter, offset: number, limit: number) {
+  let base = db.selectFrom('outbox as o').leftJoin('institutions as i', 'i.id', 'o.institutionId');
+  if (reach) base = base.where('o.institutionId', 'in', reach.length ? reach : ['']);
+  if (filter.institutionId) base = base.where('o.institutionId', '=', filter.institutionId);
+  if (filter.status) base = base.where('o.status', '=', filter.status);
   const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
   const rows = await base
     .select([
-      'id',
-      'channel',
-      'recipient',
-      'subject',
-      'status',
-      'attempts',
-      'lastError',
-      'createdAt',
-      'sentAt',
-      'nextAttemptAt',
+      'o.id',
+      'o.channel',
+      'o.recipient',
+      'o.subject',
+      'o.status',
+      'o.attempts',
+      'o.lastError',
+      'o.createdAt',
+      'o.sentAt',
+      'o.nextAttemptAt',
+      'o.institutionId',
+      'i.name as institutionName',
     ])
-    .orderBy('createdAt', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy('o.createdAt', 'desc')
+    .orderBy('o.id', 'desc')
     .limit(limit)
     .offset(offset)
     .execute();
@@ -376,9 +415,10 @@ export async function outboxPage(db: Db, status: string | undefined, offset: num
 
 export async function findOutboxRow(db: Db, id: string) {
   return db
-    .selectFrom('outbox')
-    .select(['id', 'status', 'channel', 'recipient'])
-    .where('id', '=', id)
+    .selectFrom('outbox as o')
+    .leftJoin('institutions as i', 'i.id', 'o.institutionId')
+    .select(['o.id', 'o.status', 'o.channel', 'o.recipient', 'o.institutionId', 'i.code as institutionCode'])
+    .where('o.id', '=', id)
     .executeTakeFirst();
 }
 

@@ -92,7 +92,8 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
           ...doc(
             'Dashboard figures',
             'Per institution: protocols and exams delivered today and this week, exams opened, last ingest, ' +
-              'ingest calls and their errors and sign-in failures of 24 h. Portal-wide outbox and lock figures for admins only.',
+              'ingest calls and their errors, sign-in failures of 24 h, mails waiting and given up in the outbox and accounts locked now. ' +
+              'Portal-wide figures (messages and accounts of no institution included) for admins only.',
           ),
           response: { 200: envelope(zDashboard) },
         },
@@ -198,7 +199,12 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
       `${BASE}/outbox`,
       {
         schema: {
-          ...doc('Outbox', 'Mails and messages waiting, sent and given up (DEAD), with their last error. Admins only.'),
+          ...doc(
+            'Outbox',
+            'Mails and messages waiting, sent and given up (DEAD), with their last error and the institution they were ' +
+              'sent for; `institutionId` keeps one institution. Company users see their institution’s only ' +
+              '(another institution: 404).',
+          ),
           querystring: zOutboxQuery,
           response: { 200: envelope(zOutboxPage) },
         },
@@ -210,7 +216,11 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
       `${BASE}/outbox/:id/resend`,
       {
         schema: {
-          ...doc('Send a message again', 'Queues it for the next round of the sender (OUTBOX_RESENT). Admins only.'),
+          ...doc(
+            'Send a message again',
+            'Queues it for the next round of the sender (OUTBOX_RESENT). Company users: their institution’s messages ' +
+              'only (any other: 404).',
+          ),
           params: zIdParams,
           response: { 200: envelope(z.boolean()) },
         },
@@ -227,7 +237,7 @@ export default function administrationRoutes(ctx: AppContext): FastifyPluginAsyn
         schema: {
           ...doc(
             'Find people',
-            'By name, e-mail, CPF or CRM, by `type`, and by `state`: `ACTIVE`, `NOT_ACTIVATED`, `DISABLED`, or `LOCKED` (a sign-in or MFA lock running now, as counted by the dashboard’s `lockedNow`); with state and sign-in lock. Company users: their institution’s company users and physicians.',
+            'By name, e-mail, CPF or CRM, by `type`, and by `state`: `ACTIVE`, `NOT_ACTIVATED`, `DISABLED`, or `LOCKED` (a sign-in or MFA lock running now, as counted by the dashboard’s `lockedNow`); with state and sign-in lock; `institutionId` keeps one institution’s people (as its company users see them: a dashboard’s `lockedNow` per institution). Company users: their institution’s company users and physicians (another institution: 404).',
           ),
           querystring: zAccountQuery,
           response: { 200: envelope(zAccountPage) },

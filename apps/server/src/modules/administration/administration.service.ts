@@ -41,8 +41,10 @@ import {
   institutionsIn,
   lastIngests,
   listInstitutionItems,
+  lockedCounts,
   locksOf,
   loginFailuresByTenant,
+  outboxCounts,
   outboxPage,
   portalFigures,
   protocolCounts,
@@ -86,7 +88,7 @@ export async function dashboard(ctx: AppContext, op: Operator): Promise<Dashboar
   const since = new Date(now.getTime() - 24 * 3600_000).toISOString();
   const institutions = await institutionsIn(ctx.db, op.reach);
   const ids = institutions.map((i) => i.id);
-  const [protocols, deliveries, ingests, calls, failures] = await Promise.all([
+  const [protocols, deliveries, ingests, calls, failures, outbox, locks] = await Promise.all([
     protocolCounts(ctx.db, ids, today, weekStart),
     deliveryCounts(ctx.db, ids, today, weekStart),
     lastIngests(ctx.db, ids),
@@ -96,7 +98,11 @@ export async function dashboard(ctx: AppContext, op: Operator): Promise<Dashboar
       institutions.map((i) => i.code),
       since,
     ),
+    outboxCounts(ctx.db, ids),
+    lockedCounts(ctx.db, ids, now.toISOString()),
   ]);
+  const mails = (id: string, status: string) =>
+    Number(outbox.find((r) => r.institutionId === id && r.status === status)?.count ?? 0);
   return {
     today,
     weekStart,
@@ -119,6 +125,9 @@ export async function dashboard(ctx: AppContext, op: Operator): Promise<Dashboar
         ingestCalls24h: Number(c?.calls ?? 0),
         ingestErrors24h: Number(c?.errors ?? 0),
         lastCallAt: typeof c?.lastAt === 'string' ? c.lastAt : null,
+        outboxWaiting: mails(i.id, 'PENDING'),
+        outboxFailed: mails(i.id, 'DEAD'),
+        lockedNow: locks.find((l) => l.institutionId === i.id)?.count ?? 0,
       };
     }),
     portal: op.reach === null ? await portalFigures(ctx.db, since, now.toISOString()) : null,
@@ -366,28 +375,46 @@ export async function auditCsv(
   return Readable.from(lines(), { objectMode: false });
 }
 
-/** Calls of the portal operator (the outbox holds every institution's mails; admins invite admins). */
+/** Calls of the portal operator only (admins invite admins). */
 export function adminOnly(op: Operator): void {
   if (op.reach !== null) throw forbidden();
 }
 
+/**
+ * The outbox: admins see every message; a company user its institution's only (another
+ * institution asked for by id looks like one that does not exist).
+ */
 export async function outboxList(ctx: AppContext, op: Operator, query: z.output<typeof zOutboxQuery>) {
-  adminOnly(op);
+  if (query.institutionId && !reaches(op, query.institutionId)) throw notFound(ServerMessage.notFound);
   const { offset, limit } = paging(query);
-  const { rows, total } = await outboxPage(ctx.db, query.status, offset, limit);
-  return { items: rows, total, page: query.page, size: query.size };
+  const { rows, total } = await outboxPage(
+    ctx.db,
+    op.reach,
+    { status: query.status, institutionId: query.institutionId },
+    offset,
+    limit,
+  );
+  const items = rows.map(({ institutionId, institutionName, ...row }) => ({
+    ...row,
+    institution: institutionId ? { id: institutionId, name: institutionName ?? '' } : null,
+  }));
+  return { items, total, page: query.page, size: query.size };
 }
 
 export async function resendOutbox(ctx: AppContext, request: FastifyRequest, op: Operator, id: string) {
-  adminOnly(op);
   const row = await findOutboxRow(ctx.db, id);
-  if (!row) throw notFound();
+  // A company user resends its institution's messages; any other looks like one that does not exist.
+  if (!row || (op.reach !== null && (row.institutionId === null || !reaches(op, row.institutionId)))) {
+    throw notFound();
+  }
   await ctx.db.transaction().execute(async (trx) => {
     await requeueOutboxRow(trx, id, ctx.clock.now().toISOString());
     await recordAudit(
       ctx,
       {
         event: 'OUTBOX_RESENT',
+        // The institution's own trail shows its messages sent again.
+        ...(row.institutionCode ? { tenant: row.institutionCode } : {}),
         resource: { type: 'OUTBOX', id, channel: row.channel, previousStatus: row.status },
         systemUser: who(op),
       },
@@ -403,11 +430,13 @@ function lockKeys(account: { id: string }): string[] {
 }
 
 export async function accountList(ctx: AppContext, op: Operator, query: z.output<typeof zAccountQuery>) {
+  if (query.institutionId && !reaches(op, query.institutionId)) throw notFound(ServerMessage.notFound);
   const { offset, limit } = paging(query);
   const now = ctx.clock.now().toISOString();
   const { rows, total } = await accountPage(
     ctx.db,
-    op.reach,
+    // One institution's people are those its company users see.
+    query.institutionId ? [query.institutionId] : op.reach,
     { search: query.search, type: query.type, state: query.state, now },
     offset,
     limit,

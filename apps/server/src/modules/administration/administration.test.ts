@@ -268,43 +268,109 @@ describe('administration console API', () => {
     }
   });
 
-  it('lists the outbox and queues a message again, for admins only', async () => {
+  it('lists the outbox per institution and queues a message again; company users see and resend their own only', async () => {
+    const message = (id: string, institutionId: string | null, status: string) => ({
+      id,
+      channel: 'EMAIL',
+      recipient: `${id}@example.com`,
+      subject: 'Resultados',
+      payload: JSON.stringify({ text: 't', html: '<p>t</p>' }),
+      status,
+      attempts: status === 'DEAD' ? 8 : 1,
+      nextAttemptAt: '2026-11-20T10:00:00.000Z',
+      lockedUntil: null,
+      lastError: status === 'DEAD' ? '550 mailbox unavailable' : null,
+      dedupeKey: null,
+      createdAt: '2026-11-20T09:00:00.000Z',
+      sentAt: null,
+      institutionId,
+    });
     await portal.ctx.db
       .insertInto('outbox')
-      .values({
-        id: 'dead-mail',
-        channel: 'EMAIL',
-        recipient: 'someone@example.com',
-        subject: 'Resultados',
-        payload: JSON.stringify({ text: 't', html: '<p>t</p>' }),
-        status: 'DEAD',
-        attempts: 8,
-        nextAttemptAt: '2026-11-20T10:00:00.000Z',
-        lockedUntil: null,
-        lastError: '550 mailbox unavailable',
-        dedupeKey: null,
-        createdAt: '2026-11-20T09:00:00.000Z',
-        sentAt: null,
-      })
+      .values([
+        message('dead-mail', w.institution.id, 'DEAD'),
+        message('foreign-mail', elsewhere.id, 'DEAD'),
+        message('foreign-waiting', elsewhere.id, 'PENDING'),
+        message('portal-mail', null, 'DEAD'),
+      ])
       .execute();
+    // A mail queued for an institution (here its invitation of a physician) is counted as its.
+    const invited = await call('POST', `${BASE}/physician/invite`, company, {
+      email: 'dr.convidado@example.com',
+      name: 'Dr Convidado',
+      crm: '9191',
+      uf: 'SP',
+      institutionId: w.institution.id,
+      language: 'pt-br',
+    });
+    expect(invited.statusCode).toBe(201);
+    const queued = await portal.ctx.db
+      .selectFrom('outbox')
+      .select('institutionId')
+      .where('recipient', '=', 'dr.convidado@example.com')
+      .executeTakeFirstOrThrow();
+    expect(queued.institutionId).toBe(w.institution.id);
+    const ids = (page: { items: Array<{ id: string }> }) => page.items.map((i) => i.id).sort();
     const dead = (await call('GET', `${BASE}/outbox?status=DEAD`, w.tokens.admin)).json().data;
-    expect(dead.items).toEqual([expect.objectContaining({ id: 'dead-mail', lastError: '550 mailbox unavailable' })]);
-    expect((await call('GET', `${BASE}/outbox`, company)).statusCode).toBe(403);
-    expect((await call('POST', `${BASE}/outbox/dead-mail/resend`, company)).statusCode).toBe(403);
+    expect(ids(dead)).toEqual(['dead-mail', 'foreign-mail', 'portal-mail']);
+    expect(dead.items.find((i: { id: string }) => i.id === 'dead-mail')).toMatchObject({
+      lastError: '550 mailbox unavailable',
+      institution: { id: w.institution.id, name: w.institution.name },
+    });
+    expect(dead.items.find((i: { id: string }) => i.id === 'portal-mail').institution).toBeNull();
+    const foreign = (await call('GET', `${BASE}/outbox?institutionId=${elsewhere.id}`, w.tokens.admin)).json().data;
+    expect(ids(foreign)).toEqual(['foreign-mail', 'foreign-waiting']);
+
+    // The dashboard counts each institution's waiting and given-up mails; the portal's figure all of them.
+    const board = (await call('GET', `${BASE}/dashboard`, w.tokens.admin)).json().data;
+    const of = (id: string) => board.institutions.find((i: { id: string }) => i.id === id);
+    expect(of(elsewhere.id)).toMatchObject({ outboxWaiting: 1, outboxFailed: 1 });
+    expect(of(w.institution.id).outboxFailed).toBe(1);
+    expect(board.portal.outboxFailed).toBe(3);
+
+    // A company user: its institution's messages only, in the list, the counts and the resends.
+    const own = (await call('GET', `${BASE}/outbox`, company)).json().data;
+    expect(own.items.length).toBeGreaterThan(0);
+    expect(own.items.every((i: { institution: { id: string } | null }) => i.institution?.id === w.institution.id)).toBe(
+      true,
+    );
+    expect(ids((await call('GET', `${BASE}/outbox?status=DEAD`, company)).json().data)).toEqual(['dead-mail']);
+    expect((await call('GET', `${BASE}/outbox?institutionId=${elsewhere.id}`, company)).statusCode).toBe(404);
+    const ownBoard = (await call('GET', `${BASE}/dashboard`, company)).json().data;
+    expect(ownBoard.institutions).toHaveLength(1);
+    expect(ownBoard.institutions[0]).toMatchObject({ id: w.institution.id, outboxFailed: 1 });
+    expect(ownBoard.portal).toBeNull();
+    expect((await call('POST', `${BASE}/outbox/foreign-mail/resend`, company)).statusCode).toBe(404);
+    expect((await call('POST', `${BASE}/outbox/portal-mail/resend`, company)).statusCode).toBe(404);
     expect((await call('POST', `${BASE}/outbox/none/resend`, w.tokens.admin)).statusCode).toBe(404);
-    expect((await call('POST', `${BASE}/outbox/dead-mail/resend`, w.tokens.admin)).statusCode).toBe(200);
-    const row = await portal.ctx.db
+    expect((await call('POST', `${BASE}/outbox/dead-mail/resend`, company)).statusCode).toBe(200);
+    expect((await call('POST', `${BASE}/outbox/portal-mail/resend`, w.tokens.admin)).statusCode).toBe(200);
+    const rows = await portal.ctx.db
       .selectFrom('outbox')
       .selectAll()
-      .where('id', '=', 'dead-mail')
-      .executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ status: 'PENDING', attempts: 0, lastError: null });
+      .where('id', 'in', ['dead-mail', 'foreign-mail', 'portal-mail'])
+      .orderBy('id')
+      .execute();
+    expect(rows.map((r) => [r.id, r.status, r.attempts, r.lastError])).toEqual([
+      ['dead-mail', 'PENDING', 0, null],
+      ['foreign-mail', 'DEAD', 8, '550 mailbox unavailable'],
+      ['portal-mail', 'PENDING', 0, null],
+    ]);
     const trace = await portal.ctx.db
       .selectFrom('auditEvents')
-      .selectAll()
+      .select(['tenant', 'role'])
       .where('event', '=', 'OUTBOX_RESENT')
+      .orderBy('occurredAt')
       .execute();
-    expect(trace).toHaveLength(1);
+    // The company's resend is in its institution's trail, with who did it.
+    expect(trace).toEqual(
+      expect.arrayContaining([
+        { tenant: w.institution.code, role: 'COMPANY' },
+        { tenant: null, role: 'ADMIN' },
+      ]),
+    );
+    expect(trace).toHaveLength(2);
+    await portal.ctx.db.deleteFrom('outbox').where('id', 'in', ['foreign-mail', 'foreign-waiting']).execute();
   });
 
   it('finds people; company users see their institution’s company users and the physicians it invited or vouches for', async () => {
@@ -472,8 +538,19 @@ describe('administration console API', () => {
     try {
       // The ended lock (owner) and a protocol number's lock are no account locked now.
       expect(await list('state=LOCKED', w.tokens.admin)).toEqual({ total: 2, names: ['Dr Outra', 'Dra Alfa'] });
-      // The dashboard's figure counts the accounts that list holds.
-      expect((await call('GET', `${BASE}/dashboard`, w.tokens.admin)).json().data.portal.lockedNow).toBe(2);
+      // The dashboard's figure counts the accounts that list holds, in all and per institution.
+      const board = (await call('GET', `${BASE}/dashboard`, w.tokens.admin)).json().data;
+      expect(board.portal.lockedNow).toBe(2);
+      const locked = (id: string) => board.institutions.find((i: { id: string }) => i.id === id).lockedNow;
+      expect([locked(w.institution.id), locked(elsewhere.id)]).toEqual([1, 1]);
+      const own = (await call('GET', `${BASE}/dashboard`, company)).json().data.institutions;
+      expect(own.map((i: { id: string; lockedNow: number }) => [i.id, i.lockedNow])).toEqual([[w.institution.id, 1]]);
+      // Each figure opens that institution's locked people.
+      expect(await list(`state=LOCKED&institutionId=${elsewhere.id}`, w.tokens.admin)).toEqual({
+        total: 1,
+        names: ['Dr Outra'],
+      });
+      expect((await call('GET', `${BASE}/accounts?institutionId=${elsewhere.id}`, company)).statusCode).toBe(404);
       expect(await list('state=LOCKED&type=PHYSICIAN&search=6666', w.tokens.admin)).toEqual({
         total: 1,
         names: ['Dr Outra'],

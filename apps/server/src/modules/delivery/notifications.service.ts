@@ -102,6 +102,7 @@ export async function notifyExamsChanged(ctx: AppContext, trx: Db, examIds: read
         to: recipient,
         language,
         institutionName: f.institutionName,
+        institutionId: f.institutionId,
         // Health data stays out of mails: the notice names neither the exam nor its result.
         params: { name: f.patientName },
         dedupeKey: `result-ready:${f.examId}:${recipient}`,

@@ -475,6 +475,7 @@ async function queuePatientInvitation(
       language,
       link,
       institutionName: institution.name,
+      institutionId: institution.id,
       params: { name: protocol.patientName, protocolNumber: protocol.number },
     },
     trx,

@@ -27,6 +27,8 @@ export interface MailRequest {
   link?: string;
   /** Institution name for branding. */
   institutionName?: string | null;
+  /** The institution the mail is sent for, counted as its in the console (null: the portal's own). */
+  institutionId?: string | null;
   /**
    * Values the templates use: `name` (recipient), `senderName`, `message` and `days` (share expiry)
    * for protocolShared; `days` or `hours` (link validity, default 24 h for activation and reset,
@@ -88,6 +90,7 @@ export async function queueMail(ctx: AppContext, mail: MailRequest, db: Db = ctx
     createdAt: now,
     sentAt: null,
     expiresAt: linkExpiry(mail, at.getTime()),
+    institutionId: mail.institutionId ?? null,
   });
   if (!inserted) return;
   // Outside a demo the log names the recipient and the subject without the names of people in it
@@ -133,6 +136,8 @@ export async function queueSms(
     sentAt: null,
     // An MFA code dies after its lifetime: unsent by then, its text is wiped.
     expiresAt: new Date(at.getTime() + MFA_CODE_TTL_MS).toISOString(),
+    // An MFA code is the account's, not an institution's.
+    institutionId: null,
   });
   if (ctx.config.smsWebhookUrl) {
     ctx.log.debug({ to: sms.to, channel: sms.channel }, 'message queued');

@@ -121,6 +121,7 @@ export async function createShares(ctx: AppContext, request: FastifyRequest, aut
             language,
             link: `${ctx.config.publicUrl}/landing/${session.accessToken}`,
             institutionName: protocols[0]?.institutionName ?? null,
+            institutionId,
             params: {
               institution: protocols[0]?.institutionName ?? null,
               senderName,
