@@ -11,7 +11,7 @@ import { type RunningPortal, startPortal } from './support/portal';
  * The administration console's people side, driven as a clinic's IT staff would: an admin invites
  * another admin, who chooses a password from the mail; invitations are revoked and sent again;
  * physicians show the institutions that vouch for them; the integration calls and their errors are
- * one click from the dashboard.
+ * one click from the dashboard; and the console is used with the keyboard alone.
  */
 
 let mailbox: Mailbox;
@@ -28,6 +28,7 @@ const LATE_ADMIN = { name: 'Otávio Tardio', email: 'otavio@portal.example.com' 
 const REQUESTED_AT = new Date(Date.now() - 2 * 3600_000).toISOString();
 const PERFORMED_AT = new Date(Date.now() - 3600_000).toISOString();
 const PHYSICIAN = { name: 'Marcos Avalizado', email: 'dr.marcos@example.com', crm: '778899', uf: 'MG' };
+const PHYSICIAN_PASSWORD = 'Marcos-2026-ok';
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${portal.baseUrl}${path}`, {
@@ -39,6 +40,57 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
 }
 
 const tokenIn = (link: string) => new URL(link).searchParams.get('token') ?? '';
+
+type Box = { x: number; y: number; width: number; height: number };
+
+/**
+ * What a box and a few pixels around it (where a focus ring is drawn) look like. Transitions of
+ * borders and rings are run to their end by the screenshot itself, so no wait is guessed.
+ */
+function lookOf(page: Page, box: Box): Promise<Buffer> {
+  return page.screenshot({
+    animations: 'disabled',
+    clip: { x: Math.max(0, box.x - 6), y: Math.max(0, box.y - 6), width: box.width + 12, height: box.height + 12 },
+  });
+}
+
+/** The accessible name of the focused element, as a screen reader would announce it. */
+function focusedName(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const element = document.activeElement as HTMLElement | null;
+    if (!element) return '';
+    const labelled = element.getAttribute('aria-labelledby');
+    return (
+      element.getAttribute('aria-label') ??
+      (labelled ? document.getElementById(labelled)?.textContent : null) ??
+      (element as HTMLInputElement).labels?.[0]?.textContent ??
+      element.textContent ??
+      ''
+    ).trim();
+  });
+}
+
+/**
+ * Presses Tab until the focused element has that accessible name, then checks that a person sees
+ * where the focus is: the element looks different focused (reached by Tab) and not (Shift+Tab away).
+ */
+async function tabTo(page: Page, name: RegExp, limit = 80): Promise<void> {
+  for (let i = 0; i < limit; i += 1) {
+    await page.keyboard.press('Tab');
+    const label = await focusedName(page);
+    if (!name.test(label)) continue;
+    const box = await page.locator(':focus').boundingBox();
+    if (!box) throw new Error(`"${label}" is focused but not drawn`);
+    const focused = await lookOf(page, box);
+    await page.keyboard.press('Shift+Tab');
+    const away = await lookOf(page, box);
+    await page.keyboard.press('Tab');
+    expect(focused.equals(away), `the focus on "${label}" is visible`).toBe(false);
+    expect(await focusedName(page), 'Tab goes back where Shift+Tab left').toBe(label);
+    return;
+  }
+  throw new Error(`Tab never reached ${String(name)}`);
+}
 
 beforeAll(async () => {
   mailbox = await startMailbox();
@@ -56,11 +108,36 @@ afterAll(async () => {
   await mailbox?.close();
 });
 
+/** The first admin's console tab, signed in once for the file (a journey run alone signs it in). */
+async function adminConsole(): Promise<Page> {
+  if (!adminPage) {
+    const page = await openPage(browser, portal.baseUrl, '/admin/login', true);
+    await consoleSignIn(page, portal.admin.email, portal.admin.password);
+    adminPage = page;
+  }
+  return adminPage;
+}
+
+let physicianCreated: Promise<void> | undefined;
+/** The physician the account journeys act on: invited by Norte, his password chosen from the mail. */
+function physicianAccount(): Promise<void> {
+  physicianCreated ??= (async () => {
+    const sent = mailbox.mails.length;
+    await api.invitePhysician({ ...PHYSICIAN, institutionId: north.id, language: 'pt-br' });
+    const link = linkIn(await mailbox.waitFor(PHYSICIAN.email, { after: sent }), portal.baseUrl, '/physician/create');
+    const created = await call('POST', '/api/v2/auth/physician/create', {
+      token: tokenIn(link),
+      password: PHYSICIAN_PASSWORD,
+      confirmPassword: PHYSICIAN_PASSWORD,
+    });
+    expect(created.status).toBe(201);
+  })();
+  return physicianCreated;
+}
+
 describe('administration console: people and invitations', () => {
   it('lets an admin invite an admin, who chooses a first password from the mail and is signed in', async () => {
-    adminPage = await openPage(browser, portal.baseUrl, '/admin/login', true);
-    const page = adminPage;
-    await consoleSignIn(page, portal.admin.email, portal.admin.password);
+    const page = await adminConsole();
     await nav(page, 'Convidar');
     const form = page.getByRole('group', { name: 'Administrador do portal' });
     await form.getByRole('textbox', { name: /^Nome/ }).fill(NEW_ADMIN.name);
@@ -98,14 +175,9 @@ describe('administration console: people and invitations', () => {
   });
 
   it('revokes an invitation, whose link is then refused, and sends it again with a link that works', async () => {
-    const page = adminPage;
+    const page = await adminConsole();
     const sent = mailbox.mails.length;
-    await call(
-      'POST',
-      '/api/administrationbe/admin/invite',
-      { ...LATE_ADMIN, language: 'pt-br' },
-      { authorization: `Bearer ${await adminToken()}` },
-    );
+    await api.inviteAdmin({ ...LATE_ADMIN, language: 'pt-br' });
     const first = linkIn(await mailbox.waitFor(LATE_ADMIN.email, { after: sent }), portal.baseUrl, '/admin/invitation');
 
     await nav(page, 'Convites');
@@ -118,8 +190,8 @@ describe('administration console: people and invitations', () => {
     await revoke.getByText(`O link enviado para ${LATE_ADMIN.email} deixa de funcionar agora`).waitFor();
     await expectAccessible(page, 'admin-invitation-revoke');
     await screenshotBothWidths(page, 'admin-invitation-revoke');
-    // A phone's card list and a desk's table are different screens: the dialog is opened again.
-    if (!(await revoke.isVisible())) await row().getByRole('button', { name: 'Revogar' }).click();
+    // The window crossed from the desk's table to the phone's cards and back: the dialog stayed open.
+    expect(await revoke.isVisible(), 'the dialog outlives the switch between table and cards').toBe(true);
     await revoke.getByRole('button', { name: 'Revogar' }).click();
     await page.getByText(`Convite para ${LATE_ADMIN.email} revogado.`).waitFor();
     // The pending list no longer holds it; all states show it revoked.
@@ -156,24 +228,10 @@ describe('administration console: people and invitations', () => {
   });
 
   it('shows the institutions that vouch for a physician', async () => {
-    const sent = mailbox.mails.length;
-    await api.invitePhysician({ ...PHYSICIAN, institutionId: north.id, language: 'pt-br' });
-    const link = linkIn(await mailbox.waitFor(PHYSICIAN.email, { after: sent }), portal.baseUrl, '/physician/create');
-    const created = await call('POST', '/api/v2/auth/physician/create', {
-      token: tokenIn(link),
-      password: 'Marcos-2026-ok',
-      confirmPassword: 'Marcos-2026-ok',
-    });
-    expect(created.status).toBe(201);
-    const vouched = await call(
-      'POST',
-      `/api/administrationbe/institution/${south.id}/physicians`,
-      { email: PHYSICIAN.email },
-      { authorization: `Bearer ${await adminToken()}` },
-    );
-    expect(vouched.status).toBe(201);
+    await physicianAccount();
+    await api.addInstitutionPhysician(south.id, PHYSICIAN.email);
 
-    const page = adminPage;
+    const page = await adminConsole();
     await nav(page, 'Pessoas');
     await page.getByRole('searchbox', { name: 'Nome, e-mail, CPF ou CRM' }).fill(PHYSICIAN.crm);
     const row = page.getByRole('row', { name: new RegExp(PHYSICIAN.name) });
@@ -186,29 +244,65 @@ describe('administration console: people and invitations', () => {
 });
 
 describe('administration console: an account’s access', () => {
-  const PASSWORD = 'Marcos-2026-ok';
+  const PASSWORD = PHYSICIAN_PASSWORD;
+  beforeAll(async () => {
+    await physicianAccount();
+    await adminConsole();
+  });
   const signIn = (password = PASSWORD) =>
     call('POST', '/api/v2/auth/login', { userName: PHYSICIAN.email, password, appKey: 'login' });
   const row = () => adminPage.getByRole('row', { name: new RegExp(PHYSICIAN.name) });
 
   /** Opens the row's action, checks what its dialog says, and confirms it. */
   async function confirmAction(action: string, title: string, text: string, screen?: string): Promise<void> {
-    const page = adminPage;
+    const page = await adminConsole();
     await row().getByRole('button', { name: action }).click();
     const dialog = page.getByRole('dialog', { name: title });
     await dialog.getByText(text).waitFor();
     if (screen) {
       await expectAccessible(page, screen);
       await screenshotBothWidths(page, screen);
-      if (!(await dialog.isVisible())) await row().getByRole('button', { name: action }).click();
+      // The window crossed from the desk's table to the phone's cards and back: the dialog stayed open.
+      expect(await dialog.isVisible(), 'the dialog outlives the switch between table and cards').toBe(true);
     }
     await dialog.getByRole('button', { name: action }).click();
     await dialog.waitFor({ state: 'hidden' });
     await page.getByText('Feito.').first().waitFor();
   }
 
+  it('disables an account, which can no longer sign in, and enables it again', async () => {
+    const page = await adminConsole();
+    await nav(page, 'Pessoas');
+    await page.getByRole('searchbox', { name: 'Nome, e-mail, CPF ou CRM' }).fill(PHYSICIAN.email);
+    // The row is in the unfiltered list too: wait for the search's own answer, or the dialog opened
+    // from the old row goes away with it.
+    await page.getByText('1 registro', { exact: true }).waitFor();
+    await row().waitFor();
+    expect((await signIn()).status).toBe(200);
+
+    await confirmAction(
+      'Desativar',
+      'Desativar conta?',
+      `${PHYSICIAN.name} não poderá mais entrar e suas sessões abertas serão encerradas.`,
+      'admin-people-disable',
+    );
+    await row().getByText('Desativada').waitFor();
+    await checkScreen(page, 'admin-people-disabled');
+    expect((await signIn()).status).not.toBe(200);
+
+    await confirmAction(
+      'Reativar',
+      'Reativar conta?',
+      `${PHYSICIAN.name} poderá entrar de novo.`,
+      'admin-people-enable',
+    );
+    await row().getByRole('button', { name: 'Desativar' }).waitFor();
+    expect((await signIn()).status).toBe(200);
+    // Three screens checked by axe at both widths: a loaded machine needs more than the usual two minutes.
+  }, 240_000);
+
   it('unlocks an account locked by wrong passwords, which then signs in', async () => {
-    const page = adminPage;
+    const page = await adminConsole();
     let refused = 0;
     for (let i = 0; i < 6 && refused === 0; i += 1) {
       const answer = await signIn('senha-errada-2026');
@@ -284,7 +378,7 @@ describe('administration console: integration calls', () => {
     expect(good.status, JSON.stringify(good.body)).toBe(201);
     expect((await ingest('2026101002', { patient: { name: 'Sem exames' } })).status).toBe(400);
 
-    const page = adminPage;
+    const page = await adminConsole();
     await nav(page, 'Painel');
     const row = page.getByRole('row', { name: /Laboratório Norte/ });
     await row.waitFor();
@@ -309,6 +403,15 @@ describe('administration console: integration calls', () => {
       .getByText('201')
       .waitFor();
 
+    // An institution's queued mails open the outbox filtered to its waiting ones.
+    await nav(page, 'Painel');
+    await page.getByRole('link', { name: /^\d+ mensagens na fila de Laboratório Norte$/ }).click();
+    await page.waitForURL(`**/admin/outbox?status=PENDING&institutionId=${north.id}`);
+    await expect
+      .poll(() => page.getByRole('combobox', { name: 'Instituição' }).inputValue(), { timeout: 15_000 })
+      .toBe(north.id);
+    await checkScreen(page, 'admin-outbox-institution');
+
     // The portal's waiting mails open the outbox filtered to them.
     await nav(page, 'Painel');
     await page.getByRole('link', { name: /^\d+$/ }).first().waitFor();
@@ -321,7 +424,7 @@ describe('administration console: integration calls', () => {
 
 describe('administration console: HL7 sending facilities', () => {
   it('keeps an institution’s MSH-4 facilities, one a line, and refuses one that is another’s', async () => {
-    const page = adminPage;
+    const page = await adminConsole();
     await page.goto(`/admin/institution/edit/${north.id}`);
     // The form is filled once the institution has arrived: typing before would be overwritten.
     await page.getByRole('heading', { level: 2, name: 'Instituição: Laboratório Norte' }).waitFor();
@@ -332,13 +435,7 @@ describe('administration console: HL7 sending facilities', () => {
     );
     await page.getByRole('button', { name: 'Salvar', exact: true }).click();
     expect((await saved).status()).toBe(200);
-    const stored = await call('GET', `/api/administrationbe/institution/${north.id}`, undefined, {
-      authorization: `Bearer ${await adminToken()}`,
-    });
-    expect((stored.body?.data as { hl7SendingFacilities: string[] }).hl7SendingFacilities).toEqual([
-      'LAB-NORTE',
-      'LAB-NORTE-2',
-    ]);
+    expect((await api.institution(north.id)).hl7SendingFacilities).toEqual(['LAB-NORTE', 'LAB-NORTE-2']);
     await page.reload();
     await expect.poll(() => field.inputValue(), { timeout: 15_000 }).toBe('LAB-NORTE\nLAB-NORTE-2');
 
@@ -352,15 +449,8 @@ describe('administration console: HL7 sending facilities', () => {
 
 describe('administration console: what patients see of the staff', () => {
   it('saves whether the patients’ access history names the clinic’s staff', async () => {
-    const page = adminPage;
-    const stored = async () =>
-      (
-        (
-          await call('GET', `/api/administrationbe/institution/${north.id}`, undefined, {
-            authorization: `Bearer ${await adminToken()}`,
-          })
-        ).body?.data as { settings: { accessLogStaffNames: boolean } }
-      ).settings.accessLogStaffNames;
+    const page = await adminConsole();
+    const stored = async () => (await api.institution(north.id)).settings.accessLogStaffNames;
     expect(await stored()).toBe(false);
     await page.goto(`/admin/institution/edit/${north.id}`);
     await page.getByRole('heading', { level: 2, name: 'Instituição: Laboratório Norte' }).waitFor();
@@ -385,7 +475,7 @@ describe('administration console: what patients see of the staff', () => {
 
 describe('administration console: screens without data', () => {
   it('shows a not-found page, an empty creation form and an unknown institution', async () => {
-    const page = adminPage;
+    const page = await adminConsole();
     await page.goto('/admin/nao-existe');
     await page.getByRole('heading', { level: 2, name: 'Página não encontrada' }).waitFor();
     await checkScreen(page, 'admin-not-found');
@@ -400,15 +490,45 @@ describe('administration console: screens without data', () => {
   });
 });
 
-let session = '';
-/** One API session of the first admin for the whole file: sign-ins are paced per address. */
-async function adminToken(): Promise<string> {
-  if (session) return session;
-  const signedIn = await call('POST', '/api/v2/auth/login', {
-    userName: portal.admin.email,
-    password: portal.admin.password,
-    appKey: 'admin',
+describe('administration console with the keyboard alone', () => {
+  it('signs in, opens a list, edits an institution and confirms a dialog with Tab, Enter and Space', async () => {
+    const page = await openPage(browser, portal.baseUrl, '/admin/login', true);
+    await tabTo(page, /^E-mail/);
+    await page.keyboard.type(portal.admin.email);
+    await tabTo(page, /^Senha/);
+    await page.keyboard.type(portal.admin.password);
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/admin/dashboard');
+
+    await tabTo(page, /^Instituições$/);
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/admin/institution/list');
+    await tabTo(page, /^Clínica Sul$/);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`**/admin/institution/edit/${south.id}`);
+    // The fields wait, disabled, for the institution: what is typed then is never overwritten by it.
+    const phone = page.getByRole('textbox', { name: /^Telefone de suporte/ });
+    await page.getByRole('heading', { level: 2, name: 'Instituição: Clínica Sul' }).waitFor();
+    await expect.poll(() => phone.isEnabled(), { timeout: 15_000 }).toBe(true);
+    await tabTo(page, /^Telefone de suporte/);
+    await page.keyboard.type('(31) 3333-4444');
+    await tabTo(page, /^Salvar$/);
+    const saved = page.waitForResponse(
+      (r) => r.url().endsWith(`/institution/${south.id}`) && r.request().method() === 'PUT',
+    );
+    await page.keyboard.press('Enter');
+    expect((await saved).status()).toBe(200);
+
+    await tabTo(page, /^Gerar nova chave de API$/);
+    await page.keyboard.press('Space');
+    const dialog = page.getByRole('dialog', { name: 'Gerar nova chave de API?' });
+    await dialog.waitFor();
+    await tabTo(page, /^Gerar nova chave$/, 10);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('api-key').waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.context().close();
+
+    expect((await api.institution(south.id)).supportPhoneNumber).toBe('(31) 3333-4444');
   });
-  session = (signedIn.body?.data as { accessToken: string }).accessToken;
-  return session;
-}
+});

@@ -70,6 +70,11 @@ export class AdminApi {
     return this.call<unknown>('POST', '/api/administrationbe/company/invite', body);
   }
 
+  /** An institution confirming a registered physician, so his license opens its protocols. */
+  addInstitutionPhysician(institutionId: string, email: string) {
+    return this.call<unknown>('POST', `/api/administrationbe/institution/${institutionId}/physicians`, { email });
+  }
+
   createTag(institutionId: string, tag: string) {
     return this.call<{ id: string; tag: string }>('POST', `/api/administrationbe/institution/${institutionId}/tags`, {
       tag,
@@ -103,5 +108,21 @@ export class AdminApi {
 
   setAccountDisabled(id: string, disabled: boolean) {
     return this.call<unknown>('PUT', `/api/administrationbe/accounts/${id}/disabled`, { disabled });
+  }
+
+  /** An institution as the console's edit screen reads it. */
+  institution(id: string) {
+    return this.call<{
+      id: string;
+      name: string;
+      supportPhoneNumber: string | null;
+      hl7SendingFacilities: string[];
+      settings: Record<string, unknown>;
+    }>('GET', `/api/administrationbe/institution/${id}`);
+  }
+
+  /** Admins invite admins: the invitee chooses a password from the mail. */
+  inviteAdmin(body: { email: string; name: string; language: string }) {
+    return this.call<unknown>('POST', '/api/administrationbe/admin/invite', body);
   }
 }

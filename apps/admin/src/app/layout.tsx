@@ -49,7 +49,8 @@ export function ConsoleLayout() {
     { to: '/protocol/cancel', label: t('nav.protocols') },
     { to: '/reports', label: t('nav.audit') },
     { to: '/ingest-calls', label: t('nav.ingest') },
-    ...(admin ? [{ to: '/outbox', label: t('nav.outbox') }] : []),
+    // Company users see their institution's messages there.
+    { to: '/outbox', label: t('nav.outbox') },
   ];
   const signOut = () => {
     api('/api/v2/auth/logout', { method: 'POST', body: {} }).catch(() => undefined);

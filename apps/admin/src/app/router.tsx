@@ -36,7 +36,7 @@ export const router = createBrowserRouter(
         { path: '/protocol/cancel', element: <ProtocolsPage /> },
         { path: '/reports', element: <AuditPage /> },
         { path: '/ingest-calls', element: <IngestCallsPage /> },
-        { path: '/outbox', element: <RequireAdmin element={<OutboxPage />} /> },
+        { path: '/outbox', element: <OutboxPage /> },
         { path: '*', element: <NotFoundPage /> },
       ],
     },

@@ -1,6 +1,7 @@
 import { Button, Group, Modal, Text } from '@mantine/core';
 import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useRowDialog } from './data-table';
 
 /**
  * A destructive action: the button opens a dialog saying what will happen, and only its confirm
@@ -20,7 +21,10 @@ export function ConfirmButton(props: {
   children?: ReactNode;
 }) {
   const { t } = useTranslation();
-  const [open, setOpen] = useState(false);
+  // In a list row, the list keeps whether the dialog is open (it outlives the row's elements).
+  const row = useRowDialog(props.title);
+  const [ownOpen, setOwnOpen] = useState(false);
+  const [open, setOpen] = row ?? [ownOpen, setOwnOpen];
   const [busy, setBusy] = useState(false);
   const confirm = async () => {
     setBusy(true);

@@ -1,5 +1,5 @@
 import { Button, Group, Text, TextInput } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
@@ -28,6 +28,8 @@ export function AuditPage() {
   const [exporting, setExporting] = useState(false);
   const { data } = useQuery({
     queryKey: ['audit', applied, page],
+    // A new search or page keeps the rows on screen until its answer: rows never vanish under a click.
+    placeholderData: keepPreviousData,
     queryFn: () => api<AuditPageData>('/api/administrationbe/audit', { query: { ...applied, page, size: 25 } }),
   });
   const submit = (event: FormEvent) => {

@@ -105,6 +105,35 @@ export function DashboardPage() {
               numeric: true,
               cell: (r) => number(r.loginFailures24h, `/reports?event=LOGIN_FAILED&institutionId=${r.id}`),
             },
+            {
+              label: t('dashboard.lockedColumn'),
+              numeric: true,
+              cell: (r) => number(r.lockedNow, `/people?state=LOCKED&institutionId=${r.id}`),
+            },
+            {
+              // Waiting / given up: two figures of one column keep the table within a desk's width.
+              label: t('dashboard.outboxColumn'),
+              numeric: true,
+              cell: (r) => (
+                <>
+                  <Anchor
+                    component={Link}
+                    to={`/outbox?status=PENDING&institutionId=${r.id}`}
+                    aria-label={t('dashboard.outboxWaitingOf', { count: r.outboxWaiting, name: r.name })}
+                  >
+                    {r.outboxWaiting}
+                  </Anchor>
+                  {' / '}
+                  <Anchor
+                    component={Link}
+                    to={`/outbox?status=DEAD&institutionId=${r.id}`}
+                    aria-label={t('dashboard.outboxFailedOf', { count: r.outboxFailed, name: r.name })}
+                  >
+                    {r.outboxFailed}
+                  </Anchor>
+                </>
+              ),
+            },
           ]}
         />
       ) : null}

@@ -1,5 +1,5 @@
 import { Badge, Checkbox, Group, Text } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
@@ -28,6 +28,8 @@ export function IngestCallsPage() {
   const [page, setPage] = useState(1);
   const { data } = useQuery({
     queryKey: ['ingest-calls', institutionId, errors, page],
+    // A new search or page keeps the rows on screen until its answer: rows never vanish under a click.
+    placeholderData: keepPreviousData,
     queryFn: () =>
       api<IngestCallPage>('/api/administrationbe/ingest-calls', {
         query: { institutionId, errors: errors ? 'true' : undefined, page, size: 25 },

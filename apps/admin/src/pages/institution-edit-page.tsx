@@ -23,7 +23,7 @@ import {
 } from '@mantine/core';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useFieldArray, useForm, useWatch } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams } from 'react-router';
@@ -91,9 +91,14 @@ function LoginPreview({ form }: { form: InstitutionForm }) {
   );
 }
 
+/** One screen per institution: going from one to another starts a fresh form. */
 export function InstitutionEditPage() {
-  const { t } = useTranslation();
   const { id } = useParams();
+  return <InstitutionEditScreen key={id ?? 'new'} id={id} />;
+}
+
+function InstitutionEditScreen({ id }: { id: string | undefined }) {
+  const { t } = useTranslation();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const admin = isAdmin(useCredentials()?.user);
@@ -109,9 +114,17 @@ export function InstitutionEditPage() {
     defaultValues: emptyInstitutionForm,
   });
   const visualizer = useFieldArray({ control: form.control, name: 'visualizerSettings' });
-  useEffect(() => {
-    if (view) form.reset(formOf(view));
+  // The form is filled once, when the institution arrives (before it is painted), its fields
+  // disabled until then: a later read (the window regaining focus, a list changing) never
+  // overwrites what is being typed.
+  const filled = useRef(false);
+  useLayoutEffect(() => {
+    if (view && !filled.current) {
+      filled.current = true;
+      form.reset(formOf(view));
+    }
   }, [view, form]);
+  const loading = !creating && !view;
   // Forget the key of a creation once this screen has it: a reload does not show it again.
   useEffect(() => {
     handedOver = null;
@@ -134,6 +147,8 @@ export function InstitutionEditPage() {
         setShown(handedOver);
         void navigate(`/institution/edit/${result.id}`, { replace: true });
       } else {
+        // What the server keeps (HL7 facilities in capitals, for instance) is what the form shows now.
+        if (result.code) form.reset(formOf(result as InstitutionView));
         void queryClient.invalidateQueries({ queryKey: ['institution', id] });
       }
     },
@@ -168,196 +183,198 @@ export function InstitutionEditPage() {
   return (
     <Page title={creating ? t('institution.newTitle') : `${t('institution.title')}: ${view?.name ?? ''}`}>
       {shownKey ? <ApiKeyNotice apiKey={shownKey} /> : null}
-      <form onSubmit={form.handleSubmit((v) => save.mutate(v))} noValidate>
-        <Stack gap="lg">
-          <Fieldset legend={t('institution.identity')}>
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <TextInput label={t('fields.name')} required {...form.register('name')} error={err('name')} />
-              <TextInput
-                label={t('fields.code')}
-                required
-                description={admin ? t('institution.codeHelp') : t('institution.codeAdminOnly')}
-                readOnly={!admin}
-                {...form.register('code')}
-                error={err('code')}
-              />
-              <NativeSelect
-                label={t('fields.viewType')}
-                data={[
-                  { value: '1', label: t('institution.viewType1') },
-                  { value: '2', label: t('institution.viewType2') },
-                ]}
-                {...form.register('viewType')}
-              />
-              <Stack gap={4}>
+      <form onSubmit={form.handleSubmit((v) => save.mutate(v))} noValidate aria-busy={loading}>
+        <Fieldset variant="unstyled" disabled={loading}>
+          <Stack gap="lg">
+            <Fieldset legend={t('institution.identity')}>
+              <SimpleGrid cols={{ base: 1, sm: 2 }}>
+                <TextInput label={t('fields.name')} required {...form.register('name')} error={err('name')} />
                 <TextInput
-                  label={t('fields.logo')}
-                  description={t('institution.logoHelp')}
-                  {...form.register('logoPath')}
+                  label={t('fields.code')}
+                  required
+                  description={admin ? t('institution.codeHelp') : t('institution.codeAdminOnly')}
+                  readOnly={!admin}
+                  {...form.register('code')}
+                  error={err('code')}
                 />
-                {/* Mantine's file button: the browser's own file input speaks the browser's language, not the console's. */}
-                <FileButton
-                  onChange={(file) => readLogo(file ?? undefined)}
-                  accept="image/png,image/jpeg,image/svg+xml"
-                >
-                  {(props) => (
-                    <Button {...props} variant="light" size="xs" w="fit-content">
-                      {t('institution.logoFile')}
-                    </Button>
-                  )}
-                </FileButton>
-              </Stack>
-            </SimpleGrid>
-          </Fieldset>
-
-          <Fieldset legend={t('institution.support')}>
-            <SimpleGrid cols={{ base: 1, sm: 3 }}>
-              <TextInput
-                label={t('fields.supportEmail')}
-                type="email"
-                {...form.register('supportEmail')}
-                error={err('supportEmail')}
-              />
-              <TextInput label={t('fields.supportPhone')} type="tel" {...form.register('supportPhoneNumber')} />
-              <TextInput label={t('fields.supportWhatsApp')} type="tel" {...form.register('supportWhatsAppNumber')} />
-            </SimpleGrid>
-          </Fieldset>
-
-          <Fieldset legend={t('institution.behaviour')}>
-            <Stack>
-              <Switch label={t('institution.shareEnabled')} {...form.register('shareEnabled')} />
-              <Switch
-                label={t('institution.createAccountDefaultDisabled')}
-                description={t('institution.createAccountDefaultDisabledHelp')}
-                {...form.register('createAccountDefaultDisabled')}
-              />
-              <Switch
-                label={t('institution.autoInvitePatients')}
-                description={t('institution.autoInvitePatientsHelp')}
-                {...form.register('autoInvitePatients')}
-              />
-              <Switch
-                label={t('institution.accessLogStaffNames')}
-                description={t('institution.accessLogStaffNamesHelp')}
-                {...form.register('accessLogStaffNames')}
-              />
-              <Switch label={t('institution.statusVisualizer')} {...form.register('hasExamStatusVisualizer')} />
-              <NativeSelect
-                label={t('institution.emailFrequency')}
-                w={320}
-                maw="100%"
-                data={(['EXAM', 'DAY', 'WEEK', 'DISABLED'] as const).map((v) => ({
-                  value: v,
-                  label: t(`institution.frequency.${v}`),
-                }))}
-                {...form.register('emailFrequencyDefault')}
-              />
-            </Stack>
-          </Fieldset>
-
-          <Fieldset legend={t('institution.visualizer')}>
-            <Stack gap="xs">
-              <Text size="sm" c="dimmed">
-                {t('institution.visualizerHelp')}
-              </Text>
-              {visualizer.fields.map((field, index) => (
-                <Group key={field.id} align="flex-end" wrap="wrap">
+                <NativeSelect
+                  label={t('fields.viewType')}
+                  data={[
+                    { value: '1', label: t('institution.viewType1') },
+                    { value: '2', label: t('institution.viewType2') },
+                  ]}
+                  {...form.register('viewType')}
+                />
+                <Stack gap={4}>
                   <TextInput
-                    label={t('institution.examType')}
-                    {...form.register(`visualizerSettings.${index}.examTypeCode`)}
-                    error={
-                      form.formState.errors.visualizerSettings?.[index]?.examTypeCode
-                        ? t('validation.required')
-                        : undefined
-                    }
+                    label={t('fields.logo')}
+                    description={t('institution.logoHelp')}
+                    {...form.register('logoPath')}
                   />
-                  <Checkbox
-                    label={t('institution.hideImage')}
-                    {...form.register(`visualizerSettings.${index}.hideButton`)}
-                  />
-                  <Checkbox
-                    label={t('institution.typeEnabled')}
-                    {...form.register(`visualizerSettings.${index}.enable`)}
-                  />
-                  <ActionIcon
-                    variant="subtle"
-                    color="red"
-                    aria-label={t('institution.removeType', {
-                      type: values.visualizerSettings[index]?.examTypeCode ?? '',
-                    })}
-                    onClick={() => visualizer.remove(index)}
+                  {/* Mantine's file button: the browser's own file input speaks the browser's language, not the console's. */}
+                  <FileButton
+                    onChange={(file) => readLogo(file ?? undefined)}
+                    accept="image/png,image/jpeg,image/svg+xml"
                   >
-                    ×
-                  </ActionIcon>
-                </Group>
-              ))}
-              <Button
-                variant="light"
-                size="xs"
-                w="fit-content"
-                onClick={() => visualizer.append({ examTypeCode: '', hideButton: false, enable: true })}
-              >
-                {t('institution.addType')}
+                    {(props) => (
+                      <Button {...props} variant="light" size="xs" w="fit-content">
+                        {t('institution.logoFile')}
+                      </Button>
+                    )}
+                  </FileButton>
+                </Stack>
+              </SimpleGrid>
+            </Fieldset>
+
+            <Fieldset legend={t('institution.support')}>
+              <SimpleGrid cols={{ base: 1, sm: 3 }}>
+                <TextInput
+                  label={t('fields.supportEmail')}
+                  type="email"
+                  {...form.register('supportEmail')}
+                  error={err('supportEmail')}
+                />
+                <TextInput label={t('fields.supportPhone')} type="tel" {...form.register('supportPhoneNumber')} />
+                <TextInput label={t('fields.supportWhatsApp')} type="tel" {...form.register('supportWhatsAppNumber')} />
+              </SimpleGrid>
+            </Fieldset>
+
+            <Fieldset legend={t('institution.behaviour')}>
+              <Stack>
+                <Switch label={t('institution.shareEnabled')} {...form.register('shareEnabled')} />
+                <Switch
+                  label={t('institution.createAccountDefaultDisabled')}
+                  description={t('institution.createAccountDefaultDisabledHelp')}
+                  {...form.register('createAccountDefaultDisabled')}
+                />
+                <Switch
+                  label={t('institution.autoInvitePatients')}
+                  description={t('institution.autoInvitePatientsHelp')}
+                  {...form.register('autoInvitePatients')}
+                />
+                <Switch
+                  label={t('institution.accessLogStaffNames')}
+                  description={t('institution.accessLogStaffNamesHelp')}
+                  {...form.register('accessLogStaffNames')}
+                />
+                <Switch label={t('institution.statusVisualizer')} {...form.register('hasExamStatusVisualizer')} />
+                <NativeSelect
+                  label={t('institution.emailFrequency')}
+                  w={320}
+                  maw="100%"
+                  data={(['EXAM', 'DAY', 'WEEK', 'DISABLED'] as const).map((v) => ({
+                    value: v,
+                    label: t(`institution.frequency.${v}`),
+                  }))}
+                  {...form.register('emailFrequencyDefault')}
+                />
+              </Stack>
+            </Fieldset>
+
+            <Fieldset legend={t('institution.visualizer')}>
+              <Stack gap="xs">
+                <Text size="sm" c="dimmed">
+                  {t('institution.visualizerHelp')}
+                </Text>
+                {visualizer.fields.map((field, index) => (
+                  <Group key={field.id} align="flex-end" wrap="wrap">
+                    <TextInput
+                      label={t('institution.examType')}
+                      {...form.register(`visualizerSettings.${index}.examTypeCode`)}
+                      error={
+                        form.formState.errors.visualizerSettings?.[index]?.examTypeCode
+                          ? t('validation.required')
+                          : undefined
+                      }
+                    />
+                    <Checkbox
+                      label={t('institution.hideImage')}
+                      {...form.register(`visualizerSettings.${index}.hideButton`)}
+                    />
+                    <Checkbox
+                      label={t('institution.typeEnabled')}
+                      {...form.register(`visualizerSettings.${index}.enable`)}
+                    />
+                    <ActionIcon
+                      variant="subtle"
+                      color="red"
+                      aria-label={t('institution.removeType', {
+                        type: values.visualizerSettings[index]?.examTypeCode ?? '',
+                      })}
+                      onClick={() => visualizer.remove(index)}
+                    >
+                      ×
+                    </ActionIcon>
+                  </Group>
+                ))}
+                <Button
+                  variant="light"
+                  size="xs"
+                  w="fit-content"
+                  onClick={() => visualizer.append({ examTypeCode: '', hideButton: false, enable: true })}
+                >
+                  {t('institution.addType')}
+                </Button>
+              </Stack>
+            </Fieldset>
+
+            <Fieldset legend={t('institution.notice')}>
+              <Text size="sm" c="dimmed" mb="xs">
+                {t('institution.noticeHelp')}
+              </Text>
+              <SimpleGrid cols={{ base: 1, sm: 3 }}>
+                <Textarea label={t('institution.noticePtBr')} autosize minRows={3} {...form.register('noticePtBr')} />
+                <Textarea label={t('institution.noticeEs')} autosize minRows={3} {...form.register('noticeEs')} />
+                <Textarea label={t('institution.noticeEn')} autosize minRows={3} {...form.register('noticeEn')} />
+              </SimpleGrid>
+            </Fieldset>
+
+            <Fieldset legend={t('institution.smart')}>
+              <SimpleGrid cols={{ base: 1, sm: 2 }}>
+                <TextInput
+                  label={t('institution.smartUrl')}
+                  type="url"
+                  {...form.register('smartUrl')}
+                  error={err('smartUrl')}
+                />
+                <PasswordInput
+                  label={t('institution.smartSecret')}
+                  description={view?.settings.smart ? t('institution.smartSecretKept') : undefined}
+                  autoComplete="new-password"
+                  {...form.register('smartSecret')}
+                />
+              </SimpleGrid>
+            </Fieldset>
+
+            <Fieldset legend={t('institution.hl7')}>
+              <Textarea
+                label={t('institution.hl7Facilities')}
+                description={t('institution.hl7Help')}
+                autosize
+                minRows={2}
+                {...form.register('hl7Facilities')}
+              />
+            </Fieldset>
+
+            <LoginPreview form={values} />
+
+            <Group>
+              <Button type="submit" loading={save.isPending}>
+                {creating ? t('institution.create') : t('common.save')}
               </Button>
-            </Stack>
-          </Fieldset>
-
-          <Fieldset legend={t('institution.notice')}>
-            <Text size="sm" c="dimmed" mb="xs">
-              {t('institution.noticeHelp')}
-            </Text>
-            <SimpleGrid cols={{ base: 1, sm: 3 }}>
-              <Textarea label={t('institution.noticePtBr')} autosize minRows={3} {...form.register('noticePtBr')} />
-              <Textarea label={t('institution.noticeEs')} autosize minRows={3} {...form.register('noticeEs')} />
-              <Textarea label={t('institution.noticeEn')} autosize minRows={3} {...form.register('noticeEn')} />
-            </SimpleGrid>
-          </Fieldset>
-
-          <Fieldset legend={t('institution.smart')}>
-            <SimpleGrid cols={{ base: 1, sm: 2 }}>
-              <TextInput
-                label={t('institution.smartUrl')}
-                type="url"
-                {...form.register('smartUrl')}
-                error={err('smartUrl')}
-              />
-              <PasswordInput
-                label={t('institution.smartSecret')}
-                description={view?.settings.smart ? t('institution.smartSecretKept') : undefined}
-                autoComplete="new-password"
-                {...form.register('smartSecret')}
-              />
-            </SimpleGrid>
-          </Fieldset>
-
-          <Fieldset legend={t('institution.hl7')}>
-            <Textarea
-              label={t('institution.hl7Facilities')}
-              description={t('institution.hl7Help')}
-              autosize
-              minRows={2}
-              {...form.register('hl7Facilities')}
-            />
-          </Fieldset>
-
-          <LoginPreview form={values} />
-
-          <Group>
-            <Button type="submit" loading={save.isPending}>
-              {creating ? t('institution.create') : t('common.save')}
-            </Button>
-            {!creating ? (
-              <ConfirmButton
-                label={t('institution.rotate')}
-                title={t('institution.rotateTitle')}
-                description={t('institution.rotateText')}
-                confirmLabel={t('institution.rotateConfirm')}
-                onConfirm={() => rotate.mutateAsync()}
-                size="sm"
-              />
-            ) : null}
-          </Group>
-        </Stack>
+              {!creating ? (
+                <ConfirmButton
+                  label={t('institution.rotate')}
+                  title={t('institution.rotateTitle')}
+                  description={t('institution.rotateText')}
+                  confirmLabel={t('institution.rotateConfirm')}
+                  onConfirm={() => rotate.mutateAsync()}
+                  size="sm"
+                />
+              ) : null}
+            </Group>
+          </Stack>
+        </Fieldset>
       </form>
       {!creating && id ? <HoldRulesEditor institutionId={id} /> : null}
     </Page>

@@ -1,6 +1,6 @@
 import { Badge, Group, NativeSelect, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
@@ -37,6 +37,8 @@ export function InvitationsPage() {
   const [debounced] = useDebouncedValue(search.trim(), 300);
   const { data } = useQuery({
     queryKey: ['invitations', debounced, state, kind, page],
+    // A new search or page keeps the rows on screen until its answer: rows never vanish under a click.
+    placeholderData: keepPreviousData,
     queryFn: () =>
       api<InvitationPage>('/api/administrationbe/invitations', {
         query: { search: debounced, state, kind, page, size: 20 },

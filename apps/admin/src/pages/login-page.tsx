@@ -22,10 +22,11 @@ export function LoginPage() {
   const [forgot, setForgot] = useState(false);
   useDocumentTitle(t('login.title'));
 
+  // What is sent is what the submit read from the form, never values of an earlier render.
   const signIn = useMutation({
-    mutationFn: () =>
+    mutationFn: (typed: { userName: string; password: string }) =>
       api<LoginResponse['data']>('/api/v2/auth/login', {
-        body: { userName: userName.trim(), password, dateOfBirth: '', appKey: 'admin' },
+        body: { userName: typed.userName.trim(), password: typed.password, dateOfBirth: '', appKey: 'admin' },
         signIn: true,
       }),
     onSuccess: (data) => {
@@ -34,10 +35,10 @@ export function LoginPage() {
     },
   });
   const recover = useMutation({
-    mutationFn: () =>
+    mutationFn: (typedUserName: string) =>
       api<boolean>('/api/auth/password/forgotPassword', {
         method: 'POST',
-        query: { username: userName.trim(), language: currentLanguage().toUpperCase() },
+        query: { username: typedUserName.trim(), language: currentLanguage().toUpperCase() },
         signIn: true,
       }),
   });
@@ -47,8 +48,8 @@ export function LoginPage() {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (forgot) recover.mutate();
-    else signIn.mutate();
+    if (forgot) recover.mutate(userName);
+    else signIn.mutate({ userName, password });
   };
 
   return (

@@ -1,10 +1,11 @@
-import { Badge, Button, NativeSelect, Text } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Badge, Button, Group, NativeSelect, Text } from '@mantine/core';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import type { OutboxItem, OutboxPage as OutboxPageData } from '@portal/shared/schemas/administration';
 import { DataTable } from '../components/data-table';
+import { InstitutionPicker } from '../components/institution-picker';
 import { Page } from '../components/page';
 import { Pager } from '../components/pager';
 import { api } from '../lib/api';
@@ -21,10 +22,15 @@ export function OutboxPage() {
   const queryClient = useQueryClient();
   const [params] = useSearchParams();
   const [status, setStatus] = useState(params.get('status') ?? '');
+  // The dashboard's figures of an institution open its messages (?institutionId=).
+  const [institutionId, setInstitutionId] = useState(params.get('institutionId') ?? '');
   const [page, setPage] = useState(1);
   const { data } = useQuery({
-    queryKey: ['outbox', status, page],
-    queryFn: () => api<OutboxPageData>('/api/administrationbe/outbox', { query: { status, page, size: 20 } }),
+    queryKey: ['outbox', status, institutionId, page],
+    // A new search or page keeps the rows on screen until its answer: rows never vanish under a click.
+    placeholderData: keepPreviousData,
+    queryFn: () =>
+      api<OutboxPageData>('/api/administrationbe/outbox', { query: { status, institutionId, page, size: 20 } }),
   });
   const resend = useMutation({
     mutationFn: (id: string) => api(`/api/administrationbe/outbox/${id}/resend`, { method: 'POST', body: {} }),
@@ -38,19 +44,29 @@ export function OutboxPage() {
     <Page
       title={t('outbox.title')}
       actions={
-        <NativeSelect
-          label={t('fields.state')}
-          value={status}
-          w={240}
-          onChange={(e) => {
-            setStatus(e.currentTarget.value);
-            setPage(1);
-          }}
-          data={[
-            { value: '', label: t('common.all') },
-            ...['PENDING', 'SENT', 'DEAD'].map((s) => ({ value: s, label: t(`outbox.status.${s}`) })),
-          ]}
-        />
+        <Group align="flex-end" wrap="wrap">
+          <InstitutionPicker
+            value={institutionId}
+            onChange={(id) => {
+              setInstitutionId(id);
+              setPage(1);
+            }}
+            allowAll
+          />
+          <NativeSelect
+            label={t('fields.state')}
+            value={status}
+            w={240}
+            onChange={(e) => {
+              setStatus(e.currentTarget.value);
+              setPage(1);
+            }}
+            data={[
+              { value: '', label: t('common.all') },
+              ...['PENDING', 'SENT', 'DEAD'].map((s) => ({ value: s, label: t(`outbox.status.${s}`) })),
+            ]}
+          />
+        </Group>
       }
     >
       <DataTable<OutboxItem>
@@ -61,6 +77,7 @@ export function OutboxPage() {
           { label: t('outbox.created'), cell: (m) => formatDateTime(m.createdAt, language) },
           { label: t('outbox.recipient'), cell: (m) => `${m.recipient} (${m.channel})` },
           { label: t('outbox.subject'), cell: (m) => m.subject ?? '—' },
+          { label: t('fields.institution'), cell: (m) => m.institution?.name ?? t('outbox.portal') },
           {
             label: t('fields.state'),
             cell: (m) => (

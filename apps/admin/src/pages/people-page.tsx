@@ -1,12 +1,13 @@
 import { Badge, Group, NativeSelect, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import type { AccountItem, AccountPage } from '@portal/shared/schemas/administration';
 import { ConfirmButton } from '../components/confirm';
 import { DataTable } from '../components/data-table';
+import { InstitutionPicker } from '../components/institution-picker';
 import { Page } from '../components/page';
 import { Pager } from '../components/pager';
 import { SearchField } from '../components/search-field';
@@ -28,14 +29,18 @@ export function PeoplePage() {
   const [type, setType] = useState('');
   // The dashboard's "locked now" figure opens this list on ?state=LOCKED.
   const [stateFilter, setStateFilter] = useState(params.get('state') ?? '');
+  // An institution's "locked now" on the dashboard opens its people (?institutionId=).
+  const [institutionId, setInstitutionId] = useState(params.get('institutionId') ?? '');
   const [page, setPage] = useState(1);
   const [debounced] = useDebouncedValue(search.trim(), 300);
-  const key = ['accounts', debounced, type, stateFilter, page];
+  const key = ['accounts', debounced, type, stateFilter, institutionId, page];
   const { data } = useQuery({
     queryKey: key,
+    // A new search or page keeps the rows on screen until its answer: rows never vanish under a click.
+    placeholderData: keepPreviousData,
     queryFn: () =>
       api<AccountPage>('/api/administrationbe/accounts', {
-        query: { search: debounced, type, state: stateFilter, page, size: 20 },
+        query: { search: debounced, type, state: stateFilter, institutionId, page, size: 20 },
       }),
   });
   const act = useMutation({
@@ -53,7 +58,7 @@ export function PeoplePage() {
         {t(`states.${a.state}`)}
       </Badge>
       {a.lockedUntil ? (
-        <Badge variant="light" color="red">
+        <Badge variant="light" color="red" classNames={{ root: 'badge-wrap', label: 'badge-wrap-label' }}>
           {t('people.lockedUntil', { time: formatDateTime(a.lockedUntil, language) })}
         </Badge>
       ) : null}
@@ -71,6 +76,14 @@ export function PeoplePage() {
               setSearch(value);
               setPage(1);
             }}
+          />
+          <InstitutionPicker
+            value={institutionId}
+            onChange={(id) => {
+              setInstitutionId(id);
+              setPage(1);
+            }}
+            allowAll
           />
           <NativeSelect
             label={t('fields.type')}

@@ -11,7 +11,7 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
@@ -155,6 +155,8 @@ export function ProtocolsPage() {
   const [selected, setSelected] = useState<string | null>(null);
   const { data } = useQuery({
     queryKey: ['protocols', applied, page],
+    // A new search or page keeps the rows on screen until its answer: rows never vanish under a click.
+    placeholderData: keepPreviousData,
     queryFn: () => api<AdminProtocolPage>('/api/administrationbe/protocols', { query: { ...applied, page, size: 20 } }),
   });
   const submit = (event: FormEvent) => {
