@@ -24,6 +24,7 @@ const CompanyAccessPage = lazy(() => import('../features/company-access/componen
 const PrivacyPolicyPage = lazy(() => import('../features/legal/components/privacy-policy-page'));
 const TermsOfUsePage = lazy(() => import('../features/legal/components/terms-of-use-page'));
 const AdminMovedPage = lazy(() => import('./pages/admin-moved-page'));
+const ValidatePage = lazy(() => import('../features/validate/components/validate-page'));
 const PatientEditPage = lazy(() => import('../features/account-edit/components/patient-edit-page'));
 const PhysicianEditPage = lazy(() => import('../features/account-edit/components/physician-edit-page'));
 const ExternalUserEditPage = lazy(() => import('../features/account-edit/components/external-user-edit-page'));
@@ -157,6 +158,8 @@ export const routes: RouteObject[] = [
           { path: '/not-found', element: <NotFoundPage /> },
           { path: '/politica-de-privacidade', element: <PrivacyPolicyPage /> },
           { path: '/termos-de-uso', element: <TermsOfUsePage /> },
+          // Issue 22.3: anyone checks a delivered report by its code (no sign-in).
+          { path: '/validar', element: <ValidatePage /> },
           // The administration interface lives elsewhere now (spec 1, 6).
           { path: '/admin/*', element: <AdminMovedPage /> },
           {

@@ -14,6 +14,8 @@ interface Shown {
   title: string;
   url: string;
   file: DownloadedFile;
+  /** Set for a single PDF report: the download asks for its stamped copy (issue 22.3). */
+  stamped?: { resourceId: string; request: string };
 }
 
 type Kind = 'report' | 'image' | 'signature';
@@ -53,7 +55,14 @@ export function useResourceOpener() {
           return;
         }
         markRead(target.requestId, target.examIds);
-        setShown({ title: target.title, url: URL.createObjectURL(file.blob), file });
+        // A single PDF report downloads as its copy with the verification code in the margin.
+        const stampable = kind === 'report' && !showAll && file.blob.type === 'application/pdf';
+        setShown({
+          title: target.title,
+          url: URL.createObjectURL(file.blob),
+          file,
+          stamped: stampable ? { resourceId, request: target.requestId } : undefined,
+        });
       } catch (error) {
         const status = error instanceof ApiError ? error.status : 0;
         if (status === 401) return;
@@ -67,6 +76,16 @@ export function useResourceOpener() {
     },
     [markRead, t],
   );
+
+  const download = useCallback(async (what: Shown) => {
+    if (!what.stamped) return saveFile(what.file);
+    try {
+      saveFile(await fetchFile('/api/v2/delivery/resource/report', { query: { ...what.stamped, stamp: true } }));
+    } catch {
+      // The copy could not be made: the report as it was received still downloads.
+      saveFile(what.file);
+    }
+  }, []);
 
   const viewer = (
     <Modal
@@ -85,7 +104,7 @@ export function useResourceOpener() {
               size="xs"
               variant="light"
               leftSection={<DownloadIcon size={16} />}
-              onClick={() => saveFile(shown.file)}
+              onClick={() => void download(shown)}
             >
               {t('viewer.download')}
             </Button>

@@ -17,6 +17,9 @@ export function Footer() {
               <Anchor component={Link} to="/termos-de-uso" size="sm">
                 {t('footer.termsOfUse')}
               </Anchor>
+              <Anchor component={Link} to="/validar" size="sm">
+                {t('footer.validate')}
+              </Anchor>
             </Group>
             <Text size="xs" c="dimmed">
               {t('footer.rights', { year: new Date().getFullYear() })}

@@ -13,6 +13,7 @@ import { errorText } from '../../../lib/errors';
 import { usePageTitle } from '../../../lib/use-page-title';
 import { InstitutionNotice } from './institution-notice';
 import { SignatureModal } from './signature-modal';
+import { examDisplay } from '../../../components/exam-display';
 import { formatPhone } from '../../../lib/mask-format';
 import { currentLanguage } from '../../../lib/i18n';
 import { useCredentials } from '../../../lib/session';
@@ -268,7 +269,14 @@ export default function ProtocolDetailPage({ variant }: { variant: DetailVariant
         )}
       </Stack>
       {opener.viewer}
-      <SignatureModal opened={signatureHelp} onClose={() => setSignatureHelp(false)} />
+      <SignatureModal
+        opened={signatureHelp}
+        onClose={() => setSignatureHelp(false)}
+        reports={(protocol.exams ?? []).flatMap((exam) => {
+          const signedId = examDisplay(exam).signedId;
+          return signedId ? [{ resourceId: signedId, exam: exam.description }] : [];
+        })}
+      />
     </Container>
   );
 }
