@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
 import { makeSigningFixtures, type SigningFixtures } from '../../test/signing-fixtures.js';
@@ -239,6 +239,31 @@ describe('signed reports checked on arrival and when asked (issue 22.3)', () => 
       const row = await rowOf('L3');
       const answer = (await validate({ code: row.verificationCode!, sha256: row.sha256 })).json().data;
       expect(answer.outcome).toBe('unknown-code');
+    });
+
+    it('answers a result held back from the patient like an unknown code, and knows it again once released', async () => {
+      const now = portal.clock.now().toISOString();
+      await portal.ctx.db
+        .insertInto('examHoldRules')
+        .values({
+          id: randomUUID(),
+          institutionId,
+          examTypeCode: 'IMG',
+          rule: 'PHYSICIAN',
+          hours: null,
+          message: null,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .execute();
+      try {
+        const held = (await validate({ code: report.code, sha256: sha256(report.bytes) }, '203.0.113.9')).json().data;
+        expect(held).toEqual({ outcome: 'unknown-code', report: null, file: null, signature: null });
+      } finally {
+        await portal.ctx.db.deleteFrom('examHoldRules').where('institutionId', '=', institutionId).execute();
+      }
+      const released = (await validate({ code: report.code, sha256: sha256(report.bytes) }, '203.0.113.9')).json().data;
+      expect(released).toMatchObject({ outcome: 'match', file: 'report' });
     });
 
     it(`lets one address check ${VALIDATION_RATE.max} times in ten minutes, even with 40 checks in flight`, async () => {

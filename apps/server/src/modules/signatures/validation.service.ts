@@ -1,6 +1,8 @@
 import type { ValidateAnswer } from '@portal/shared/schemas/signatures';
 import type { AppContext } from '../../context.js';
 import { isReportWithheld } from '../delivery/delivery.policy.js';
+import { isWithheld, PATIENT_SIDE } from '../delivery/holds.js';
+import { holdRulesOf } from '../delivery/notifications.repository.js';
 import { storedSignatureCheck } from './signature-check.service.js';
 
 /** Small words of Portuguese and Spanish names that initials leave out. */
@@ -20,7 +22,8 @@ export function initialsOf(name: string): string {
  * Issue 22.3, the public `/validar` check: is this (by its SHA-256) a file the institution
  * delivered under this code? The answer names the institution, the delivery date and the
  * patient's initials only, with the stored check of the report's signature. A code of a report
- * no longer served (disabled, awaiting rectification) answers like an unknown one.
+ * no longer served (disabled, awaiting rectification) or held back from the patient (a release
+ * hold, issue 22.2) answers like an unknown one: the page tells no more than the patient sees.
  */
 export async function validateDelivered(ctx: AppContext, code: string, sha256: string): Promise<ValidateAnswer> {
   const row = await ctx.db
@@ -35,17 +38,25 @@ export async function validateDelivered(ctx: AppContext, code: string, sha256: s
       'r.signatureCheck',
       'r.createdAt',
       'e.deliveredAt',
+      'e.createdAt as examCreatedAt',
+      'e.type',
+      'e.holdReleasedAt',
+      'e.requesterCrm',
+      'e.requesterUf',
       'e.isEnabled',
       'e.rectificationStatus',
       'p.patientName',
       'p.patientPreferredName',
       'i.name as institutionName',
+      'p.institutionId',
     ])
     .where('r.verificationCode', '=', code)
     .executeTakeFirst();
-  if (!row || Number(row.isEnabled) !== 1 || isReportWithheld(row)) {
-    return { outcome: 'unknown-code', report: null, file: null, signature: null };
-  }
+  const unknown: ValidateAnswer = { outcome: 'unknown-code', report: null, file: null, signature: null };
+  if (!row || Number(row.isEnabled) !== 1 || isReportWithheld(row)) return unknown;
+  const rules = (await holdRulesOf(ctx.db, [row.institutionId])).get(row.institutionId);
+  const exam = { ...row, createdAt: row.examCreatedAt };
+  if (isWithheld(PATIENT_SIDE, row, exam, rules, ctx.clock.now())) return unknown;
   const file =
     sha256 === row.sha256
       ? 'report'
