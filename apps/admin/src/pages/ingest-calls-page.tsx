@@ -1,6 +1,6 @@
 import { Badge, Checkbox, Group, Text } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import type { IngestCallItem, IngestCallPage } from '@portal/shared/schemas/administration';
@@ -24,7 +24,11 @@ export function IngestCallsPage() {
   // The box follows a click at once; the address follows it in a transition, which may lag.
   const errorsInAddress = params.get('errors') === 'true';
   const [errors, setErrors] = useState(errorsInAddress);
-  useEffect(() => setErrors(errorsInAddress), [errorsInAddress]);
+  const [addressSeen, setAddressSeen] = useState(errorsInAddress);
+  if (addressSeen !== errorsInAddress) {
+    setAddressSeen(errorsInAddress);
+    setErrors(errorsInAddress);
+  }
   const [page, setPage] = useState(1);
   const { data } = useQuery({
     queryKey: ['ingest-calls', institutionId, errors, page],

@@ -37,7 +37,7 @@ describe('release holds for sensitive results', () => {
   const tokens: Record<string, string> = {};
   const requester = { crm: '12345', uf: 'SP', name: 'Dr Pedro' };
 
-  const call = (method: 'GET' | 'POST' | 'PUT', url: string, token: string, payload?: unknown) =>
+  const call = (method: 'GET' | 'POST' | 'PUT', url: string, token: string, payload?: object) =>
     portal.app.inject({ method, url, headers: bearer(token), ...(payload !== undefined ? { payload } : {}) });
   const get = (url: string, token: string) => call('GET', url, token);
   const setRules = (rules: unknown[]) =>
