@@ -2,7 +2,7 @@ import '@mantine/core/styles/Modal.css';
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import type { ExamHold } from '@portal/shared/schemas/delivery';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../lib/api-client';
 import { formatExamDate } from '../lib/dates';
@@ -43,10 +43,41 @@ export function HoldBadge({ hold }: { hold: ExamHold }) {
   return <StatusBadge tone="warning">{hold.withheld ? t('hold.status') : t('hold.statusPhysician')}</StatusBadge>;
 }
 
+/**
+ * Which exam's release is being confirmed. It is kept outside the row: the row is drawn anew, as a
+ * card or a table row, when the window crosses 768 px (a phone turned, a window resized), and the
+ * dialog must stay open through that. It is forgotten once no row of that exam is left on screen.
+ */
+let confirming: string | null = null;
+const listeners = new Set<() => void>();
+const mounted = new Map<string, number>();
+function setConfirming(examId: string | null) {
+  confirming = examId;
+  for (const listener of listeners) listener();
+}
+function subscribe(listener: () => void) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+function useConfirming(examId: string): [boolean, (open: boolean) => void] {
+  const open = useSyncExternalStore(subscribe, () => confirming === examId);
+  useEffect(() => {
+    mounted.set(examId, (mounted.get(examId) ?? 0) + 1);
+    return () => {
+      mounted.set(examId, (mounted.get(examId) ?? 1) - 1);
+      // The row drawn in its place mounts in the same commit; only a row gone for good closes it.
+      setTimeout(() => {
+        if (!mounted.get(examId) && confirming === examId) setConfirming(null);
+      }, 0);
+    };
+  }, [examId]);
+  return [open, (next) => setConfirming(next ? examId : confirming === examId ? null : confirming)];
+}
+
 /** "Release to the patient", with a confirmation, for the requesting physician. */
 export function ReleaseButton({ examId, description }: { examId: string; description: string }) {
   const { t } = useTranslation(['results', 'common']);
-  const [open, setOpen] = useState(false);
+  const [open, setOpen] = useConfirming(examId);
   const client = useQueryClient();
   const release = useMutation({
     mutationFn: () =>
@@ -66,14 +97,20 @@ export function ReleaseButton({ examId, description }: { examId: string; descrip
     <>
       <Button
         size="compact-sm"
-        variant="outline"
+        variant="default"
         onClick={() => setOpen(true)}
         aria-label={t('results:hold.releaseOf', { exam: description })}
         data-testid="release-hold"
       >
         {t('results:hold.release')}
       </Button>
-      <Modal opened={open} onClose={() => setOpen(false)} title={t('results:hold.confirmTitle')} centered>
+      <Modal
+        opened={open}
+        onClose={() => setOpen(false)}
+        title={t('results:hold.confirmTitle')}
+        closeButtonProps={{ 'aria-label': t('common:actions.close') }}
+        centered
+      >
         <Stack>
           <Text size="sm">{t('results:hold.confirmText', { exam: description })}</Text>
           <Group justify="flex-end">
