@@ -473,6 +473,61 @@ describe('administration console: what patients see of the staff', () => {
   });
 });
 
+describe('administration console: release holds', () => {
+  it('keeps an institution’s sensitive exam types with their rule, hours and text, and says what is missing', async () => {
+    const page = await adminConsole();
+    await page.goto(`/admin/institution/edit/${north.id}`);
+    await page.getByRole('heading', { level: 2, name: 'Instituição: Laboratório Norte' }).waitFor();
+    const editor = page.getByRole('group', { name: 'Resultados sensíveis retidos' });
+    await editor.getByText('Nenhum tipo de exame é retido.').waitFor();
+
+    await editor.getByRole('button', { name: 'Adicionar tipo de exame' }).click();
+    const first = editor.getByTestId('hold-rule').nth(0);
+    await first.getByRole('textbox', { name: /^Tipo de exame/ }).fill('hiv');
+    await first.getByRole('textbox', { name: /^Texto para o paciente/ }).fill('Disponível após a sua consulta.');
+    await editor.getByRole('button', { name: 'Adicionar tipo de exame' }).click();
+    const second = editor.getByTestId('hold-rule').nth(1);
+    await second.getByRole('textbox', { name: /^Tipo de exame/ }).fill('GEN');
+    await second.getByRole('combobox', { name: 'Regra' }).selectOption('HOURS');
+    // Hours left empty: the editor says so by the field and saves nothing.
+    await editor.getByRole('button', { name: 'Salvar regras' }).click();
+    await second.getByText(/^Informe de 1 a \d+ horas\.$/).waitFor();
+    expect((await api.holdRules(north.id)).rules).toEqual([]);
+    await checkScreen(page, 'admin-hold-rules-error');
+
+    await second.getByRole('textbox', { name: /^Horas/ }).fill('48');
+    const saved = page.waitForResponse(
+      (r) => r.url().endsWith(`/institution/${north.id}/hold-rules`) && r.request().method() === 'PUT',
+    );
+    await editor.getByRole('button', { name: 'Salvar regras' }).click();
+    expect((await saved).status()).toBe(200);
+    const rules = (await api.holdRules(north.id)).rules;
+    expect(rules).toHaveLength(2);
+    expect(rules).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ rule: 'PHYSICIAN', message: 'Disponível após a sua consulta.', hours: null }),
+        expect.objectContaining({ examTypeCode: 'GEN', rule: 'HOURS', hours: 48 }),
+      ]),
+    );
+    expect(rules.find((r) => r.rule === 'PHYSICIAN')?.examTypeCode.toUpperCase()).toBe('HIV');
+
+    await page.reload();
+    await page.getByRole('heading', { level: 2, name: 'Instituição: Laboratório Norte' }).waitFor();
+    await expect.poll(() => editor.getByTestId('hold-rule').count(), { timeout: 15_000 }).toBe(2);
+    await checkScreen(page, 'admin-hold-rules');
+
+    // The saved rules come back in the order of their exam types; removing one and saving keeps the other.
+    const firstType = editor
+      .getByTestId('hold-rule')
+      .nth(0)
+      .getByRole('textbox', { name: /^Tipo de exame/ });
+    expect(await firstType.inputValue()).toBe('GEN');
+    await editor.getByRole('button', { name: 'Remover a regra 1' }).click();
+    await editor.getByRole('button', { name: 'Salvar regras' }).click();
+    await expect.poll(async () => (await api.holdRules(north.id)).rules.map((r) => r.examTypeCode)).toEqual(['hiv']);
+  });
+});
+
 describe('administration console: screens without data', () => {
   it('shows a not-found page, an empty creation form and an unknown institution', async () => {
     const page = await adminConsole();

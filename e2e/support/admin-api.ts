@@ -55,6 +55,13 @@ export class AdminApi {
     );
   }
 
+  /** Issue 22: an institution's release-hold rules per exam type. */
+  holdRules(institutionId: string) {
+    return this.call<{
+      rules: Array<{ examTypeCode: string; rule: string; hours: number | null; message: string | null }>;
+    }>('GET', `/api/administrationbe/institution/${institutionId}/hold-rules`);
+  }
+
   invitePhysician(body: {
     email: string;
     name: string;
