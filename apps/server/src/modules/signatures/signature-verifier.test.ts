@@ -93,4 +93,19 @@ describe('PAdES', () => {
     expect(await verifyPades(changed, store)).toMatchObject({ signatureValid: false, problem: 'mismatch' });
     expect(await verifyPades(await pdf(), store)).toMatchObject({ signatureValid: false, problem: 'unreadable' });
   });
+
+  it('refuses a signed PDF to which an update was appended after signing', async () => {
+    const signed = fixtures.padesPdf(await pdf());
+    const store = await trustStore(fixtures.trustDir);
+    // An incremental update as an editor would append it: a new object and its xref section.
+    const update = Buffer.from('\n99 0 obj\n<< /Type /Annot /Subtype /Text /Contents (alterado) >>\nendobj\n%%EOF\n');
+    expect(await verifyPades(Buffer.concat([signed, update]), store)).toMatchObject({
+      signatureValid: false,
+      problem: 'mismatch',
+    });
+    // A line end added by a transfer is no change.
+    expect(await verifyPades(Buffer.concat([signed, Buffer.from('\r\n')]), store)).toMatchObject({
+      signatureValid: true,
+    });
+  });
 });

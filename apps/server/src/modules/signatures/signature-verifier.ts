@@ -205,7 +205,7 @@ export async function verifyDetachedCms(
 
 /**
  * A PAdES PDF: the last signature dictionary's /ByteRange names the bytes signed, its /Contents
- * the CMS (hex, padded with zeros).
+ * the CMS (hex, padded with zeros). The range must reach the end of the file.
  */
 export async function verifyPades(pdf: Uint8Array, store: TrustStore): Promise<Check> {
   const source = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
@@ -220,5 +220,10 @@ export async function verifyPades(pdf: Uint8Array, store: TrustStore): Promise<C
   if (!hex) return failed('pades', 'unreadable');
   const der = Buffer.from(hex, 'hex');
   const content = Buffer.concat([source.subarray(a, a + b), source.subarray(c, c + d)]);
-  return verifyDetachedCms(content, der, store, 'pades');
+  const check = await verifyDetachedCms(content, der, store, 'pades');
+  // Bytes after the signed range are an update made after signing (pages, text or annotations
+  // added): the signature then no longer speaks for the file as it is. Line ends alone are harmless.
+  const after = latin.slice(c + d);
+  if (check.signatureValid && /\S/.test(after)) return { ...check, signatureValid: false, problem: 'mismatch' };
+  return check;
 }
