@@ -7,6 +7,7 @@ import { type Insertable, sql } from 'kysely';
 import type { AppContext } from '../apps/server/src/context.js';
 import type { Database } from '../apps/server/src/db/schema.js';
 import { newId, sha256Hex } from '../apps/server/src/lib/ids.js';
+import { VERIFICATION_CODE_ALPHABET, VERIFICATION_CODE_LENGTH } from '@portal/shared/schemas/signatures';
 
 /** A seeded generator, so every run builds the same clinic. */
 export function rng(seed: number) {
@@ -204,6 +205,17 @@ export async function generateClinic(
   const protocolId = idMaker(2);
   const examId = idMaker(3);
   const resourceId = idMaker(4);
+  // Verification codes in sequence (unique, as the index wants), written in the codes' alphabet.
+  let codeSeq = 0;
+  const nextCode = () => {
+    let k = codeSeq++;
+    let code = '';
+    for (let i = 0; i < VERIFICATION_CODE_LENGTH; i++) {
+      code = VERIFICATION_CODE_ALPHABET[k % VERIFICATION_CODE_ALPHABET.length] + code;
+      k = Math.floor(k / VERIFICATION_CODE_ALPHABET.length);
+    }
+    return code;
+  };
   const chunk = ctx.database.sqlite ? 20_000 : 5000;
   const sample: string[] = [];
   for (let start = 0; start < sizes.protocols; start += chunk) {
@@ -292,6 +304,9 @@ export async function generateClinic(
           signedSize: null,
           signedSha256: null,
           signedCrc32: null,
+          verificationCode: nextCode(),
+          signatureCheck: null,
+          stampedSha256: null,
           createdAt: iso,
           updatedAt: iso,
         });

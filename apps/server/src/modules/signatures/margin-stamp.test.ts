@@ -26,7 +26,8 @@ function qrOf(pdf: Buffer, page: number): string | null {
   const root = path.join(dir, `q${n}-page`);
   execFileSync('pdftoppm', ['-r', '150', '-png', '-f', String(page), '-l', String(page), '-singlefile', file, root]);
   const image = PNG.sync.read(fs.readFileSync(`${root}.png`));
-  return jsQR(new Uint8ClampedArray(image.data), image.width, image.height)?.data ?? null;
+  // jsqr is CommonJS: its function is the module and also its `default`, which is what TypeScript sees.
+  return jsQR.default(new Uint8ClampedArray(image.data), image.width, image.height)?.data ?? null;
 }
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');

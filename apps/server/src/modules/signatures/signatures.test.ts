@@ -16,7 +16,7 @@ describe('signed reports checked on arrival and when asked (issue 22.3)', () => 
   let apiKey: string;
   let institutionId: string;
   let patient: string;
-  const report = { bytes: Buffer.alloc(0), resourceId: '', code: '' };
+  const report = { bytes: Buffer.alloc(0) as Buffer, resourceId: '', code: '' };
 
   const put = (url: string, body: Buffer, contentType: string) =>
     portal.app.inject({
