@@ -126,7 +126,7 @@ describe('administration console', () => {
 
     await page.getByRole('textbox', { name: 'Português' }).fill(NOTICE);
     await page.getByRole('textbox', { name: 'Inglês' }).fill('Imaging exams stay available for 5 years.');
-    await page.getByRole('button', { name: 'Adicionar tipo de exame' }).click();
+    await page.getByRole('button', { name: 'Adicionar tipo de exame', exact: true }).click();
     await page.getByRole('textbox', { name: /^Tipo de exame/ }).fill('XRAY');
     await page.getByRole('checkbox', { name: 'Esconder imagem' }).check();
     await page.getByRole('switch', { name: 'Convidar pacientes automaticamente' }).check();

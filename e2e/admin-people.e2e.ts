@@ -481,11 +481,11 @@ describe('administration console: release holds', () => {
     const editor = page.getByRole('group', { name: 'Resultados sensíveis retidos' });
     await editor.getByText('Nenhum tipo de exame é retido.').waitFor();
 
-    await editor.getByRole('button', { name: 'Adicionar tipo de exame' }).click();
+    await editor.getByRole('button', { name: 'Adicionar tipo de exame retido' }).click();
     const first = editor.getByTestId('hold-rule').nth(0);
     await first.getByRole('textbox', { name: /^Tipo de exame/ }).fill('hiv');
     await first.getByRole('textbox', { name: /^Texto para o paciente/ }).fill('Disponível após a sua consulta.');
-    await editor.getByRole('button', { name: 'Adicionar tipo de exame' }).click();
+    await editor.getByRole('button', { name: 'Adicionar tipo de exame retido' }).click();
     const second = editor.getByTestId('hold-rule').nth(1);
     await second.getByRole('textbox', { name: /^Tipo de exame/ }).fill('GEN');
     await second.getByRole('combobox', { name: 'Regra' }).selectOption('HOURS');
