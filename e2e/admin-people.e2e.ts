@@ -140,7 +140,9 @@ describe('administration console: people and invitations', () => {
     await expectAccessible(page, 'admin-invitation-revoke');
     await screenshotBothWidths(page, 'admin-invitation-revoke');
     // The window crossed from the desk's table to the phone's cards and back: the dialog stayed open.
-    expect(await revoke.isVisible(), 'the dialog outlives the switch between table and cards').toBe(true);
+    // It is drawn again in the table after the switch, and its title names it an effect later: wait
+    // for it to be drawn rather than look once mid-redraw (a closed dialog would never come back).
+    await revoke.waitFor({ state: 'visible', timeout: 5_000 });
     await revoke.getByRole('button', { name: 'Revogar' }).click();
     await page.getByText(`Convite para ${LATE_ADMIN.email} revogado.`).waitFor();
     // The pending list no longer holds it; all states show it revoked.

@@ -87,7 +87,13 @@ async function credentialsOn(cdp: CDPSession, authenticatorId: string) {
 /** Closes the toasts so the screenshot shows the screen under them. */
 async function closeToasts(page: Page) {
   const close = page.locator('.mantine-Notification-closeButton');
-  while ((await close.count()) > 0) await close.first().click();
+  // A toast may close itself between the count and the click: the click then gives up and the
+  // loop looks again, so a vanished toast never holds the journey.
+  while ((await close.count()) > 0)
+    await close
+      .first()
+      .click({ timeout: 2_000 })
+      .catch(() => undefined);
 }
 
 async function signOut(page: Page) {
