@@ -41,6 +41,61 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
 
 const tokenIn = (link: string) => new URL(link).searchParams.get('token') ?? '';
 
+type Box = { x: number; y: number; width: number; height: number };
+
+/**
+ * What a box and a few pixels around it (where a focus ring is drawn) look like. Transitions of
+ * borders and rings are run to their end by the screenshot itself, so no wait is guessed.
+ */
+function lookOf(page: Page, box: Box): Promise<Buffer> {
+  return page.screenshot({
+    animations: 'disabled',
+    clip: { x: Math.max(0, box.x - 6), y: Math.max(0, box.y - 6), width: box.width + 12, height: box.height + 12 },
+  });
+}
+
+/** The accessible name of the focused element, as a screen reader would announce it. */
+function focusedName(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const element = document.activeElement as HTMLElement | null;
+    if (!element) return '';
+    const labelled = element.getAttribute('aria-labelledby');
+    return (
+      element.getAttribute('aria-label') ??
+      (labelled ? document.getElementById(labelled)?.textContent : null) ??
+      (element as HTMLInputElement).labels?.[0]?.textContent ??
+      element.textContent ??
+      ''
+    ).trim();
+  });
+}
+
+/**
+ * Presses Tab until the focused element has that accessible name, then checks that a person sees
+ * where the focus is: the element looks different focused (reached by Tab) and not (Shift+Tab away).
+ */
+async function tabTo(page: Page, name: RegExp, limit = 80): Promise<void> {
+  for (let i = 0; i < limit; i += 1) {
+    await page.keyboard.press('Tab');
+    const label = await focusedName(page);
+    if (!name.test(label)) continue;
+    const box = await page.locator(':focus').boundingBox();
+    if (!box) throw new Error(`"${label}" is focused but not drawn`);
+    const focused = await lookOf(page, box);
+    await page.keyboard.press('Shift+Tab');
+    const away = await lookOf(page, box);
+    await page.keyboard.press('Tab');
+    // From the page's first field, Shift+Tab leaves the page (a browser hands focus to its toolbar;
+    // headless Chromium rests it on the document's edge, the body): the next Tab may stop on that
+    // edge before it comes back in. Once, never more: the field must then be focused again.
+    if (await page.evaluate(() => document.activeElement === document.body)) await page.keyboard.press('Tab');
+    expect(focused.equals(away), `the focus on "${label}" is visible`).toBe(false);
+    expect(await focusedName(page), 'Tab goes back where Shift+Tab left').toBe(label);
+    return;
+  }
+  throw new Error(`Tab never reached ${String(name)}`);
+}
+
 beforeAll(async () => {
   mailbox = await startMailbox();
   portal = await startPortal({ SMTP_URL: mailbox.url });
@@ -494,5 +549,48 @@ describe('administration console: screens without data', () => {
     await page.goto('/admin/institution/edit/nao-existe');
     await page.getByText('Não encontrado.').waitFor();
     await checkScreen(page, 'admin-institution-unknown');
+  });
+});
+
+describe('administration console with the keyboard alone', () => {
+  it('signs in, opens a list, edits an institution and confirms a dialog with Tab, Enter and Space', async () => {
+    const page = await openPage(browser, portal.baseUrl, '/admin/login', true);
+    await tabTo(page, /^E-mail/);
+    await page.keyboard.type(portal.admin.email);
+    await tabTo(page, /^Senha/);
+    await page.keyboard.type(portal.admin.password);
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/admin/dashboard');
+
+    await tabTo(page, /^Instituições$/);
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/admin/institution/list');
+    await tabTo(page, /^Clínica Sul$/);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`**/admin/institution/edit/${south.id}`);
+    // The fields wait, disabled, for the institution: what is typed then is never overwritten by it.
+    const phone = page.getByRole('textbox', { name: /^Telefone de suporte/ });
+    await page.getByRole('heading', { level: 2, name: 'Instituição: Clínica Sul' }).waitFor();
+    await expect.poll(() => phone.isEnabled(), { timeout: 15_000 }).toBe(true);
+    await tabTo(page, /^Telefone de suporte/);
+    await page.keyboard.type('(31) 3333-4444');
+    await tabTo(page, /^Salvar$/);
+    const saved = page.waitForResponse(
+      (r) => r.url().endsWith(`/institution/${south.id}`) && r.request().method() === 'PUT',
+    );
+    await page.keyboard.press('Enter');
+    expect((await saved).status()).toBe(200);
+
+    await tabTo(page, /^Gerar nova chave de API$/);
+    await page.keyboard.press('Space');
+    const dialog = page.getByRole('dialog', { name: 'Gerar nova chave de API?' });
+    await dialog.waitFor();
+    await tabTo(page, /^Gerar nova chave$/, 10);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('api-key').waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.context().close();
+
+    expect((await api.institution(south.id)).supportPhoneNumber).toBe('(31) 3333-4444');
   });
 });
