@@ -1,7 +1,13 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminApi } from './support/admin-api';
-import { expectAccessible, expectFitsNarrowPhone, launchBrowser, screenshotBothWidths } from './support/browser';
+import {
+  drawnContrastOf,
+  expectAccessible,
+  expectFitsNarrowPhone,
+  launchBrowser,
+  screenshotBothWidths,
+} from './support/browser';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
 import { openPage, signIn } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
@@ -111,6 +117,8 @@ describe('patient self-registration', () => {
     await page.goto(pathOf(activation));
     await page.waitForURL('**/login?activeSuccess=true');
     await page.getByText('Conta ativada').waitFor();
+    // The green box's title keeps 7:1 against its light tint, as drawn.
+    expect(await drawnContrastOf(page.getByText('Conta ativada')), 'the green title').toBeGreaterThanOrEqual(7);
 
     await signIn(page, email, password);
     await page.waitForURL('**/dashboard/patient/protocols');

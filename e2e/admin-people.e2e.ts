@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminApi } from './support/admin-api';
-import { expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
+import { drawnContrastOf, expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
 import { checkScreen, consoleSignIn, nav, pathOf } from './support/console';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
 import { openPage } from './support/pages';
@@ -286,6 +286,9 @@ describe('administration console: an account’s access', () => {
     await page.getByText('1 registro', { exact: true }).waitFor();
     await row().waitFor();
     expect((await signIn()).status).toBe(200);
+    // The states' light badges keep text at 7:1 against their tint over the row, as drawn.
+    const contrast = (text: string) => drawnContrastOf(row().getByText(text, { exact: true }));
+    expect(await contrast('Ativa'), 'the green badge').toBeGreaterThanOrEqual(7);
 
     await confirmAction(
       'Desativar',
@@ -294,6 +297,7 @@ describe('administration console: an account’s access', () => {
       'admin-people-disable',
     );
     await row().getByText('Desativada').waitFor();
+    expect(await contrast('Desativada'), 'the red badge').toBeGreaterThanOrEqual(7);
     await checkScreen(page, 'admin-people-disabled');
     expect((await signIn()).status).not.toBe(200);
 
@@ -328,6 +332,7 @@ describe('administration console: an account’s access', () => {
     await row()
       .getByText(/^Bloqueado até /)
       .waitFor();
+    expect(await drawnContrastOf(row().getByText(/^Bloqueado até /)), 'the lock badge').toBeGreaterThanOrEqual(7);
     expect(await page.getByRole('row').count(), 'the header and the one locked account').toBe(2);
     await checkScreen(page, 'admin-people-locked');
     await confirmAction(

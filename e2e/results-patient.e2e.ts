@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminApi } from './support/admin-api';
 import { ARTIFACTS, expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
 import { ROOT } from './support/build';
+import { type DrawnPage, drawPdfPage } from './support/files';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
 import { openPage, signIn } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
@@ -599,6 +600,7 @@ describe('patient dashboard', () => {
       `${ARTIFACTS}/results-history-pdf`,
     ]);
     expect(fs.statSync(`${ARTIFACTS}/results-history-pdf.png`).size).toBeGreaterThan(5000);
+    expectHistoryDrawn(drawPdfPage(file));
 
     // The second result: thousands written with a point in pt-BR.
     await dialog.getByRole('textbox', { name: 'Resultado' }).click();
@@ -770,3 +772,51 @@ describe('unique-login dashboard', () => {
     await guest.context().close();
   });
 });
+
+/**
+ * The history PDF's first page as poppler draws it, compared with the data the journey ingested
+ * (hemoglobin 13,3 and 13,2 inside the reference 12 to 16, then 17,4 above it, the latest): the
+ * reference band is drawn, the two values inside it are blue dots within its height, the one high
+ * value is the chart's only red dot, above the band and right of the others, and nothing is drawn
+ * in the page's right and bottom margins (no column runs off the page).
+ */
+function expectHistoryDrawn(page: DrawnPage) {
+  const near = (c: number[], ref: number[], tolerance = 40) => c.every((v, i) => Math.abs(v - ref[i]!) <= tolerance);
+  const BAND = [226, 244, 230];
+  const BLUE = [24, 100, 171];
+  const RED = [176, 42, 55];
+  const band = { top: Infinity, bottom: -1, left: Infinity, right: -1 };
+  for (let y = 0; y < page.height; y++)
+    for (let x = 0; x < page.width; x++)
+      if (near(page.at(x, y), BAND, 2)) {
+        band.top = Math.min(band.top, y);
+        band.bottom = Math.max(band.bottom, y);
+        band.left = Math.min(band.left, x);
+        band.right = Math.max(band.right, x);
+      }
+  expect(band.bottom - band.top, 'the reference band is drawn').toBeGreaterThan(20);
+  const inChart = (colour: number[]) => {
+    const found: { x: number; y: number }[] = [];
+    for (let y = 0; y < band.bottom + 40; y++)
+      for (let x = band.left; x <= band.right; x++) if (near(page.at(x, y), colour)) found.push({ x, y });
+    return found;
+  };
+  const red = inChart(RED);
+  const blue = inChart(BLUE);
+  expect(red.length, 'the high value is a red dot').toBeGreaterThan(10);
+  const redX = red.map((p) => p.x);
+  const redY = red.map((p) => p.y);
+  expect(Math.max(...redX) - Math.min(...redX), 'one red dot, not two').toBeLessThanOrEqual(10);
+  expect(Math.max(...redY), 'the red dot lies above the band (17,4 > 16)').toBeLessThan(band.top);
+  expect(Math.min(...redX), 'the red dot is the latest, right of the blue points').toBeGreaterThan(
+    Math.max(...blue.filter((p) => p.y > band.top && p.y < band.bottom).map((p) => p.x)),
+  );
+  const blueInBand = blue.filter((p) => p.y > band.top + 2 && p.y < band.bottom - 2);
+  expect(blueInBand.length, 'the values inside the range are drawn inside the band').toBeGreaterThan(10);
+  const ink = (x: number, y: number) => page.at(x, y).some((v) => v < 200);
+  for (let y = 0; y < page.height; y++)
+    for (let x = page.width - 8; x < page.width; x++)
+      expect(ink(x, y), `ink at ${x},${y} in the right margin`).toBe(false);
+  for (let y = page.height - 8; y < page.height; y++)
+    for (let x = 0; x < page.width; x++) expect(ink(x, y), `ink at ${x},${y} in the bottom margin`).toBe(false);
+}

@@ -82,6 +82,46 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
   }
 }
 
+/**
+ * WCAG's contrast ratio of an element's text against what is really drawn behind it: its own
+ * background and its ancestors', translucent tints (a light badge's, a striped row's) laid over
+ * each other down to the first opaque one, or the white page.
+ */
+export async function drawnContrastOf(locator: Locator): Promise<number> {
+  const [text, layers] = await locator.evaluate((element) => {
+    const backgrounds: string[] = [];
+    for (let node: Element | null = element; node; node = node.parentElement) {
+      const background = getComputedStyle(node).backgroundColor;
+      backgrounds.push(background);
+      if (!/rgba|\//.test(background) || /,\s*1\)$/.test(background)) break;
+    }
+    return [getComputedStyle(element).color, backgrounds];
+  });
+  const rgba = (css: string) => {
+    const values = (css.match(/[\d.]+/g) ?? []).map(Number);
+    const scale = css.startsWith('color(') ? 255 : 1;
+    return { r: values[0]! * scale, g: values[1]! * scale, b: values[2]! * scale, a: values[3] ?? 1 };
+  };
+  // From the page's white up through each layer to the element's own background.
+  const behind = layers.reverse().reduce(
+    (below, css) => {
+      const top = rgba(css);
+      const mix = (a: number, b: number) => a * top.a + b * (1 - top.a);
+      return { r: mix(top.r, below.r), g: mix(top.g, below.g), b: mix(top.b, below.b), a: 1 };
+    },
+    { r: 255, g: 255, b: 255, a: 1 },
+  );
+  const luminance = ({ r, g, b }: { r: number; g: number; b: number }) => {
+    const [R, G, B] = [r, g, b].map((v) => {
+      const c = v / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * R! + 0.7152 * G! + 0.0722 * B!;
+  };
+  const [light, dark] = [luminance(rgba(text)), luminance(behind)].sort((a, b) => b - a);
+  return (light! + 0.05) / (dark! + 0.05);
+}
+
 /** Phones first: at 360 px wide the screen must not scroll sideways. */
 export async function expectFitsNarrowPhone(page: Page, label: string): Promise<void> {
   const original = page.viewportSize() ?? { width: WIDTHS.desktop, height: 900 };

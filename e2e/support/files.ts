@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import zlib from 'node:zlib';
 
 /** Files larger than one line of text, for the viewers: a PDF of several pages and a real-sized PNG. */
@@ -67,4 +71,38 @@ export function pngOfSize(width: number, height: number): Buffer {
     chunk('IDAT', zlib.deflateSync(Buffer.concat(rows))),
     chunk('IEND', Buffer.alloc(0)),
   ]);
+}
+
+/** One page of a PDF as poppler draws it: colour pixels at 72 dpi, so one pixel is one point. */
+export interface DrawnPage {
+  width: number;
+  height: number;
+  /** The colour of the pixel at (x, y), from the top-left corner. */
+  at(x: number, y: number): [number, number, number];
+}
+
+/** Draws `page` (from 1) of the PDF file with pdftoppm and reads the picture back. */
+export function drawPdfPage(file: string, page = 1): DrawnPage {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'drawn-'));
+  try {
+    const base = path.join(dir, 'page');
+    execFileSync('pdftoppm', ['-r', '72', '-f', String(page), '-l', String(page), '-singlefile', file, base]);
+    const bytes = fs.readFileSync(`${base}.ppm`);
+    // P6 <width> <height> <maxval>\n<rgb bytes>
+    const header = /^P6\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(bytes.subarray(0, 64).toString('latin1'));
+    if (!header) throw new Error('pdftoppm did not write a binary PPM');
+    const width = Number(header[1]);
+    const height = Number(header[2]);
+    const pixels = bytes.subarray(header[0].length);
+    return {
+      width,
+      height,
+      at: (x, y) => {
+        const i = (y * width + x) * 3;
+        return [pixels[i]!, pixels[i + 1]!, pixels[i + 2]!];
+      },
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
