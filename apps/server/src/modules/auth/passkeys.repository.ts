@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js';
+import type { Db, Dialect } from '../../db/database.js';
 import type { PasskeyTable } from '../../db/schema.js';
 
 export type PasskeyRow = PasskeyTable;
@@ -70,8 +70,27 @@ export async function findOwnPasskey(db: Db, userId: string, id: string): Promis
   return db.selectFrom('passkeys').selectAll().where('id', '=', id).where('userId', '=', userId).executeTakeFirst();
 }
 
-export async function insertPasskey(db: Db, row: PasskeyRow): Promise<void> {
-  await db.insertInto('passkeys').values(row).execute();
+/**
+ * Adds a passkey to an account unless it already has `max`, with the account's row held as for a
+ * removal: registrations in flight count one after the other and never pass the limit together.
+ * Without a name of its own the passkey is called after its rank ("Passkey 3"). Answers the row
+ * stored, or null when the account is full.
+ */
+export async function insertPasskeyWithinLimit(
+  db: Db,
+  dialect: Dialect,
+  row: Omit<PasskeyRow, 'name'> & { name: string | undefined },
+  max: number,
+): Promise<PasskeyRow | null> {
+  return db.transaction().execute(async (trx) => {
+    const account = trx.selectFrom('users').select('id').where('id', '=', row.userId);
+    await (dialect === 'postgres' ? account.forUpdate() : account).execute();
+    const count = await countPasskeys(trx, row.userId);
+    if (count >= max) return null;
+    const stored: PasskeyRow = { ...row, name: row.name ?? `Passkey ${count + 1}` };
+    await trx.insertInto('passkeys').values(stored).execute();
+    return stored;
+  });
 }
 
 export async function renamePasskey(db: Db, userId: string, id: string, name: string): Promise<boolean> {
@@ -84,9 +103,33 @@ export async function renamePasskey(db: Db, userId: string, id: string, name: st
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function deletePasskey(db: Db, userId: string, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('passkeys').where('id', '=', id).where('userId', '=', userId).executeTakeFirst();
-  return Number(result.numDeletedRows) === 1;
+/**
+ * Removes one of an account's passkeys unless it is the last way into an account without a
+ * password. The account's row is held until the end (PostgreSQL: `FOR UPDATE`; SQLite writes one
+ * transaction at a time), so removals in flight count what is left one after the other: two at
+ * once never both see another passkey beside their own and leave the account with none.
+ */
+export async function deletePasskeyKeepingAWayIn(
+  db: Db,
+  dialect: Dialect,
+  userId: string,
+  id: string,
+): Promise<'removed' | 'missing' | 'last'> {
+  return db.transaction().execute(async (trx) => {
+    const account = trx.selectFrom('users').select('passwordHash').where('id', '=', userId);
+    const user = await (dialect === 'postgres' ? account.forUpdate() : account).executeTakeFirst();
+    if (!user) return 'missing';
+    if (!user.passwordHash && (await countPasskeys(trx, userId)) <= 1) {
+      const own = await trx.selectFrom('passkeys').select('id').where('id', '=', id).where('userId', '=', userId);
+      return (await own.executeTakeFirst()) ? 'last' : 'missing';
+    }
+    const result = await trx
+      .deleteFrom('passkeys')
+      .where('id', '=', id)
+      .where('userId', '=', userId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) === 1 ? 'removed' : 'missing';
+  });
 }
 
 /** Records a use: the new signature counter (never moving back) and when. */

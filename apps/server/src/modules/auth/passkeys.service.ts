@@ -31,11 +31,11 @@ import {
   type ChallengePurpose,
   consumeChallenge,
   countPasskeys,
-  deletePasskey,
+  deletePasskeyKeepingAWayIn,
   findOwnPasskey,
   findPasskeyByCredentialId,
   insertChallenge,
-  insertPasskey,
+  insertPasskeyWithinLimit,
   listPasskeys,
   markPasskeyUsed,
   type PasskeyRow,
@@ -148,31 +148,30 @@ export async function registerPasskey(
   if (await findPasskeyByCredentialId(ctx.db, info.credential.id)) {
     throw conflict(PasskeyMessage.passkeyAlreadyRegistered);
   }
-  if ((await countPasskeys(ctx.db, user.id)) >= PASSKEYS_PER_ACCOUNT_MAX) {
-    throw conflict(PasskeyMessage.tooManyPasskeys);
-  }
-  const row: PasskeyRow = {
+  const candidate = {
     id: newId(),
     userId: user.id,
     credentialId: info.credential.id,
     publicKey: isoBase64URL.fromBuffer(info.credential.publicKey),
     counter: info.credential.counter,
     transports: JSON.stringify(info.credential.transports ?? input.credential.response.transports ?? []),
-    name: input.name ?? `Passkey ${(await countPasskeys(ctx.db, user.id)) + 1}`,
+    name: input.name,
     deviceType: info.credentialDeviceType,
     backedUp: info.credentialBackedUp ? 1 : 0,
     createdAt: now,
     lastUsedAt: null,
   };
+  let row: PasskeyRow | null;
   try {
-    await insertPasskey(ctx.db, row);
+    row = await insertPasskeyWithinLimit(ctx.db, ctx.dialect, candidate, PASSKEYS_PER_ACCOUNT_MAX);
   } catch (error) {
     // Two registrations of the same authenticator in flight: the unique credential id decides.
-    if (await findPasskeyByCredentialId(ctx.db, row.credentialId)) {
+    if (await findPasskeyByCredentialId(ctx.db, candidate.credentialId)) {
       throw conflict(PasskeyMessage.passkeyAlreadyRegistered);
     }
     throw error;
   }
+  if (!row) throw conflict(PasskeyMessage.tooManyPasskeys);
   await recordAudit(
     ctx,
     {
@@ -220,13 +219,10 @@ export async function removeOwnPasskey(
   request: FastifyRequest,
 ): Promise<boolean> {
   const user = await passkeyOwner(ctx, auth);
-  const row = await findOwnPasskey(ctx.db, user.id, id);
-  if (!row) throw notFound();
   // The password stays a way in; an account without one keeps its last passkey.
-  if (!user.passwordHash && (await countPasskeys(ctx.db, user.id)) <= 1) {
-    throw conflict(PasskeyMessage.lastSignInMethod);
-  }
-  if (!(await deletePasskey(ctx.db, user.id, id))) throw notFound();
+  const outcome = await deletePasskeyKeepingAWayIn(ctx.db, ctx.dialect, user.id, id);
+  if (outcome === 'missing') throw notFound();
+  if (outcome === 'last') throw conflict(PasskeyMessage.lastSignInMethod);
   await recordAudit(
     ctx,
     {

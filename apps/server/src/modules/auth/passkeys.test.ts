@@ -1,4 +1,4 @@
-import { PasskeyMessage } from '@portal/shared/schemas/passkeys';
+import { PASSKEYS_PER_ACCOUNT_MAX, PasskeyMessage } from '@portal/shared/schemas/passkeys';
 import { ServerMessage } from '@portal/shared/errors';
 import { AuthMessage } from '@portal/shared/schemas/auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -316,6 +316,54 @@ describe('passkeys: registration, sign-in alone or as the second factor, and the
     const kept = await call('DELETE', `/api/v2/auth/passkeys/${only.id}`, bareToken);
     expect(kept.statusCode).toBe(409);
     expect(kept.json().message).toBe(PasskeyMessage.lastSignInMethod);
+  });
+
+  it('keeps the last passkey of an account without a password against 32 removals in flight', async () => {
+    const { id, token, device, passkey: first } = await patientWithPasskey('noa@example.com');
+    const second = (await register(token, device, 'Notebook')).json().data as { id: string };
+    await portal.ctx.db.updateTable('users').set({ passwordHash: null }).where('id', '=', id).execute();
+    // Half ask to remove one passkey, half the other: each would be allowed alone.
+    const answers = await Promise.all(
+      Array.from({ length: 32 }, (_, i) =>
+        call('DELETE', `/api/v2/auth/passkeys/${i % 2 ? second.id : first.id}`, token),
+      ),
+    );
+    expect(answers.filter((a) => a.statusCode === 200)).toHaveLength(1);
+    for (const a of answers.filter((x) => x.statusCode !== 200)) {
+      expect([404, 409]).toContain(a.statusCode);
+      if (a.statusCode === 409) expect(a.json().message).toBe(PasskeyMessage.lastSignInMethod);
+    }
+    expect((await call('GET', '/api/v2/auth/passkeys', token)).json().data).toHaveLength(1);
+    expect((await audits('PASSKEY_REMOVED', id)).map((a) => JSON.parse(a.resource!).remaining)).toEqual([1]);
+    // The passkey left still signs in.
+    expect((await passkeySignIn(device)).statusCode).toBe(200);
+  });
+
+  it('registers no more than the limit when 32 registrations are in flight', async () => {
+    const id = await createAccount(portal.ctx, {
+      type: 'PATIENT',
+      email: 'ana.limite@example.com',
+      password: 'Pass-word-1',
+    });
+    const token = await signIn('ana.limite@example.com', 'Pass-word-1');
+    const device = new SoftAuthenticator(ORIGIN, RP_ID);
+    // Every ceremony starts while the account has none; each credential is a new one.
+    const ceremonies = await Promise.all(Array.from({ length: 32 }, () => registrationOptions(token)));
+    const bodies = ceremonies.map(({ challengeId, options }) => ({
+      challengeId,
+      credential: device.register({ challenge: options.challenge, rp: options.rp!, user: options.user! }),
+    }));
+    const answers = await Promise.all(bodies.map((body) => call('POST', '/api/v2/auth/passkeys', token, body)));
+    expect(answers.filter((a) => a.statusCode === 200)).toHaveLength(PASSKEYS_PER_ACCOUNT_MAX);
+    for (const a of answers.filter((x) => x.statusCode !== 200)) {
+      expect(a.statusCode).toBe(409);
+      expect(a.json().message).toBe(PasskeyMessage.tooManyPasskeys);
+    }
+    const listed = (await call('GET', '/api/v2/auth/passkeys', token)).json().data as { name: string }[];
+    expect(listed).toHaveLength(PASSKEYS_PER_ACCOUNT_MAX);
+    // Named after their rank, each rank once.
+    expect(new Set(listed.map((p) => p.name)).size).toBe(PASSKEYS_PER_ACCOUNT_MAX);
+    expect(await audits('PASSKEY_REGISTERED', id)).toHaveLength(PASSKEYS_PER_ACCOUNT_MAX);
   });
 
   it("refuses a registration answering another account's challenge, from another origin, or registered twice", async () => {
