@@ -24,6 +24,7 @@ import * as passkeys from './migrations/2026_11_27_1300_passkeys.js';
 import * as patientAutoInvitations from './migrations/2026_11_27_1400_patient_auto_invitations.js';
 import * as examHolds from './migrations/2026_11_27_1500_exam_holds.js';
 import * as outboxInstitution from './migrations/2026_11_27_1600_outbox_institution.js';
+import * as stampedCopies from './migrations/2026_11_27_1700_stamped_copies.js';
 
 /** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
 const MIGRATIONS = {
@@ -51,6 +52,7 @@ const MIGRATIONS = {
   '2026_11_27_1400_patient_auto_invitations': patientAutoInvitations,
   '2026_11_27_1500_exam_holds': examHolds,
   '2026_11_27_1600_outbox_institution': outboxInstitution,
+  '2026_11_27_1700_stamped_copies': stampedCopies,
 } as const;
 
 /**

@@ -189,8 +189,6 @@ export interface ResourceTable {
   verificationCode: string | null;
   /** The last check of the signed file's signature (JSON `SignatureCheck`); null without one. */
   signatureCheck: string | null;
-  /** SHA-256 of the copy with the verification stamp in its margin, once one was made. */
-  stampedSha256: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -286,6 +284,15 @@ export interface PatientAutoInvitationTable {
   /** The institution's patient id (`patient.patientId` of the ingest). */
   patientExternalId: string;
   tokenId: string;
+  createdAt: Timestamp;
+}
+
+/** A stamped copy of a report handed out (its SHA-256), so `/validar` recognises every one. */
+export interface StampedCopyTable {
+  resourceId: string;
+  sha256: string;
+  /** The strip's language; null for copies handed out before languages were kept. */
+  language: string | null;
   createdAt: Timestamp;
 }
 
@@ -623,5 +630,6 @@ export interface Database {
   ingestCalls: IngestCallTable;
   accessAlertSends: AccessAlertSendTable;
   passkeys: PasskeyTable;
+  stampedCopies: StampedCopyTable;
   webauthnChallenges: WebauthnChallengeTable;
 }

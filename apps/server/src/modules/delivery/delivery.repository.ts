@@ -123,7 +123,6 @@ const RESOURCE_COLUMNS = [
   'signedCrc32',
   'verificationCode',
   'signatureCheck',
-  'stampedSha256',
   'createdAt',
   'updatedAt',
 ] as const satisfies ReadonlyArray<keyof ResourceRow>;

@@ -351,7 +351,7 @@ export function mergeSources(
 
 /**
  * `stamp=true`: a copy of a PDF report with its verification code and QR code in the margin, to
- * download and print; the SHA-256 of the copy is kept so `/validar` recognises it. The stored
+ * download and print; the SHA-256 of each copy is kept so `/validar` recognises it. The stored
  * report (what a detached signature covers) is served unchanged without it.
  */
 async function stampedAnswer(
@@ -370,10 +370,17 @@ async function stampedAnswer(
     language,
   );
   if (!copy) return null;
-  const sha256 = createHash('sha256').update(copy).digest('hex');
-  if (resource.stampedSha256 !== sha256) {
-    await ctx.db.updateTable('resources').set({ stampedSha256: sha256 }).where('id', '=', resource.id).execute();
-  }
+  // Every copy handed out stays recognisable: kept once per distinct copy (language, address).
+  await ctx.db
+    .insertInto('stampedCopies')
+    .values({
+      resourceId: resource.id,
+      sha256: createHash('sha256').update(copy).digest('hex'),
+      language,
+      createdAt: ctx.clock.now().toISOString(),
+    })
+    .onConflict((oc) => oc.columns(['resourceId', 'sha256']).doNothing())
+    .execute();
   return {
     status: 200,
     headers: {

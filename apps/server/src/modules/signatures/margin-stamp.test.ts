@@ -108,6 +108,38 @@ describe('verification code and QR code in the margin of merged and downloaded r
       payload: { code, sha256: sha256(stamped.rawPayload) },
     });
     expect(check.json().data).toMatchObject({ outcome: 'match', file: 'stamped-report' });
+    // A Spanish reader's copy has a strip of its own; both copies, and the same copy downloaded
+    // again, stay recognised (a copy printed earlier is never turned into "another file").
+    const spanish = await portal.app.inject({
+      url: `${url}&stamp=true`,
+      headers: { ...bearer(world.tokens.owner), 'accept-language': 'es' },
+    });
+    expect(textOf(spanish.rawPayload)).toContain(`Código de verificación: ${formatted()}`);
+    expect(sha256(spanish.rawPayload)).not.toBe(sha256(stamped.rawPayload));
+    const again = await portal.app.inject({ url: `${url}&stamp=true`, headers: bearer(world.tokens.owner) });
+    expect(sha256(again.rawPayload), 'the same copy each time').toBe(sha256(stamped.rawPayload));
+    for (const copy of [stamped, spanish]) {
+      const seen = await portal.app.inject({
+        method: 'POST',
+        url: '/api/v2/public/validate',
+        payload: { code, sha256: sha256(copy.rawPayload) },
+      });
+      expect(seen.json().data).toMatchObject({ outcome: 'match', file: 'stamped-report' });
+    }
+    const copies = await portal.ctx.db
+      .selectFrom('stampedCopies')
+      .select('language')
+      .where('resourceId', '=', row.id)
+      .execute();
+    expect(copies.map((c) => c.language).sort()).toEqual(['es', 'pt-br']);
+    // A file the portal never handed out is another file.
+    const forged = Buffer.concat([stamped.rawPayload, Buffer.from('\n%tampered')]);
+    const other = await portal.app.inject({
+      method: 'POST',
+      url: '/api/v2/public/validate',
+      payload: { code, sha256: sha256(forged) },
+    });
+    expect(other.json().data).toMatchObject({ outcome: 'different-file', file: null });
     // Another's report is not stamped for them: the rules of the plain download hold.
     const refused = await portal.app.inject({ url: `${url}&stamp=true`, headers: bearer(world.tokens.otherPatient) });
     expect(refused.statusCode).toBe(404);

@@ -34,7 +34,7 @@ export async function validateDelivered(ctx: AppContext, code: string, sha256: s
     .select([
       'r.sha256',
       'r.signedSha256',
-      'r.stampedSha256',
+      'r.id as resourceId',
       'r.signatureCheck',
       'r.createdAt',
       'e.deliveredAt',
@@ -62,7 +62,7 @@ export async function validateDelivered(ctx: AppContext, code: string, sha256: s
       ? 'report'
       : sha256 === row.signedSha256
         ? 'signed-file'
-        : sha256 === row.stampedSha256
+        : (await isStampedCopy(ctx, row.resourceId, sha256))
           ? 'stamped-report'
           : null;
   return {
@@ -75,4 +75,15 @@ export async function validateDelivered(ctx: AppContext, code: string, sha256: s
     file,
     signature: storedSignatureCheck(row),
   };
+}
+
+/** Whether the file is one of the stamped copies of the report handed out (any language). */
+async function isStampedCopy(ctx: AppContext, resourceId: string, sha256: string): Promise<boolean> {
+  const copy = await ctx.db
+    .selectFrom('stampedCopies')
+    .select('sha256')
+    .where('resourceId', '=', resourceId)
+    .where('sha256', '=', sha256)
+    .executeTakeFirst();
+  return copy !== undefined;
 }
