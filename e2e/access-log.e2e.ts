@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdminApi } from './support/admin-api';
 import { expectAccessible, expectFitsNarrowPhone, launchBrowser, screenshotBothWidths } from './support/browser';
 import { ROOT } from './support/build';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
@@ -30,19 +31,14 @@ beforeAll(async () => {
   portal = await startPortal({ SMTP_URL: mailbox.url, WEB_DIST: webDist });
   browser = await launchBrowser();
   const base = portal.baseUrl;
-  const admin = await call<{ accessToken: string }>(base, 'POST', '/api/v2/auth/login', {
-    userName: portal.admin.email,
-    password: portal.admin.password,
-    appKey: 'admin',
+  const admin = await AdminApi.signedIn(base, portal.admin);
+  const asAdmin = admin.headers();
+  const institution = await admin.createInstitution({
+    code: 'AURORA',
+    name: 'Clínica Aurora',
+    viewType: 2,
+    settings: { shareEnabled: true },
   });
-  const asAdmin = { authorization: `Bearer ${admin.accessToken}` };
-  const institution = await call<{ id: string; apiKey: string }>(
-    base,
-    'POST',
-    '/api/administrationbe/institution',
-    { code: 'AURORA', name: 'Clínica Aurora', viewType: 2, settings: { shareEnabled: true } },
-    asAdmin,
-  );
   const patient = {
     patientId: 'PAC-9',
     name: 'Ana Costa',

@@ -1,11 +1,12 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdminApi } from './support/admin-api';
 import { expectAccessible, expectFitsNarrowPhone, launchBrowser, screenshotBothWidths } from './support/browser';
 import { ROOT } from './support/build';
 import { type Mailbox, startMailbox } from './support/mailbox';
 import { openPage, signIn } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
-import { call, daysAgo, ingest, registerPhysician, signInApi } from './support/results-data';
+import { daysAgo, ingest, registerPhysician, signInApi } from './support/results-data';
 
 /**
  * Release holds for sensitive results (issue 22): the clinic holds HIV serology until the
@@ -27,26 +28,10 @@ beforeAll(async () => {
   portal = await startPortal({ SMTP_URL: mailbox.url, WEB_DIST: webDist });
   browser = await launchBrowser();
   const base = portal.baseUrl;
-  const admin = await call<{ accessToken: string }>(base, 'POST', '/api/v2/auth/login', {
-    userName: portal.admin.email,
-    password: portal.admin.password,
-    appKey: 'admin',
-  });
-  const asAdmin = { authorization: `Bearer ${admin.accessToken}` };
-  const institution = await call<{ id: string; apiKey: string }>(
-    base,
-    'POST',
-    '/api/administrationbe/institution',
-    { code: 'SERENA', name: 'Clínica Serena', viewType: 2 },
-    asAdmin,
-  );
-  await call(
-    base,
-    'PUT',
-    `/api/administrationbe/institution/${institution.id}/hold-rules`,
-    { rules: [{ examTypeCode: 'HIV', rule: 'PHYSICIAN', message: clinicText }] },
-    asAdmin,
-  );
+  const admin = await AdminApi.signedIn(base, portal.admin);
+  const asAdmin = admin.headers();
+  const institution = await admin.createInstitution({ code: 'SERENA', name: 'Clínica Serena', viewType: 2 });
+  await admin.setHoldRules(institution.id, [{ examTypeCode: 'HIV', rule: 'PHYSICIAN', message: clinicText }]);
   await ingest(base, institution.apiKey, 'H-100', {
     password: 'senha-H100',
     requestedAt: daysAgo(1),

@@ -1,11 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdminApi } from './support/admin-api';
 import { ARTIFACTS, expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
 import { ROOT } from './support/build';
 import { pdfOfPages, pngOfSize } from './support/files';
 import { signIn } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
-import { call, daysAgo, ingest, upload } from './support/results-data';
+import { daysAgo, ingest, upload } from './support/results-data';
 
 // Reports and images as a patient sees them on a phone: pdf.js draws the report's pages (the
 // phone's browser has no PDF viewer inside a page), with zoom, thumbnails and download; images fit
@@ -21,18 +22,8 @@ beforeAll(async () => {
   portal = await startPortal({ WEB_DIST: webDist });
   browser = await launchBrowser();
   const base = portal.baseUrl;
-  const admin = await call<{ accessToken: string }>(base, 'POST', '/api/v2/auth/login', {
-    userName: portal.admin.email,
-    password: portal.admin.password,
-    appKey: 'admin',
-  });
-  const institution = await call<{ apiKey: string }>(
-    base,
-    'POST',
-    '/api/administrationbe/institution',
-    { code: 'FONE', name: 'Clínica Horizonte', viewType: 2 },
-    { authorization: `Bearer ${admin.accessToken}` },
-  );
+  const admin = await AdminApi.signedIn(base, portal.admin);
+  const institution = await admin.createInstitution({ code: 'FONE', name: 'Clínica Horizonte', viewType: 2 });
   const patient = { patientId: 'PF-1', name: 'Lúcia Amaral', birthDate: '1979-02-14', gender: 'FEMALE' };
   await ingest(base, institution.apiKey, PROTOCOL, {
     password: PASSWORD,

@@ -35,29 +35,17 @@ beforeAll(async () => {
   mailbox = await startMailbox();
   portal = await startPortal({ SMTP_URL: mailbox.url, WEB_DIST: webDist });
   browser = await launchBrowser();
-  const admin = await call<{ accessToken: string }>(portal.baseUrl, 'POST', '/api/v2/auth/login', {
-    userName: portal.admin.email,
-    password: portal.admin.password,
-    appKey: 'admin',
+  const admin = await AdminApi.signedIn(portal.baseUrl, portal.admin);
+  const institution = await admin.createInstitution({
+    code: 'AURORA',
+    name: 'Clínica Aurora',
+    viewType: 2,
+    settings: { shareEnabled: true, hasExamStatusVisualizer: true },
   });
-  const institution = await call<{ id: string; apiKey: string }>(
-    portal.baseUrl,
-    'POST',
-    '/api/administrationbe/institution',
-    {
-      code: 'AURORA',
-      name: 'Clínica Aurora',
-      viewType: 2,
-      settings: { shareEnabled: true, hasExamStatusVisualizer: true },
-    },
-    { authorization: `Bearer ${admin.accessToken}` },
-  );
   const key = institution.apiKey;
   const base = portal.baseUrl;
   // Spec 2.8's special banner is a setting of the institution, changed like any other.
-  const adminApi = new AdminApi(base, portal.admin);
-  await adminApi.signIn();
-  await adminApi.updateInstitution(institution.id, {
+  await admin.updateInstitution(institution.id, {
     settings: { protocolNotice: { 'pt-br': notice, en: 'Results are available for six months from the exam date.' } },
   });
 

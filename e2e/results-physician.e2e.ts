@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AdminApi } from './support/admin-api';
 import { ARTIFACTS, expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
 import { ROOT } from './support/build';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
@@ -33,32 +34,16 @@ beforeAll(async () => {
   portal = await startPortal({ SMTP_URL: mailbox.url, WEB_DIST: webDist });
   browser = await launchBrowser();
   const base = portal.baseUrl;
-  const admin = await call<{ accessToken: string }>(base, 'POST', '/api/v2/auth/login', {
-    userName: portal.admin.email,
-    password: portal.admin.password,
-    appKey: 'admin',
+  const admin = await AdminApi.signedIn(base, portal.admin);
+  const asAdmin = admin.headers();
+  const boaVista = await admin.createInstitution({
+    code: 'BOAVISTA',
+    name: 'Hospital Boa Vista',
+    viewType: 2,
+    // Its SMART system (spec 3): here a page of the portal itself, so the journey sees the address.
+    settings: { smart: { url: `${base}/sistema-smart`, secret: 'segredo-smart-boa-vista-2026' } },
   });
-  const asAdmin = { authorization: `Bearer ${admin.accessToken}` };
-  const boaVista = await call<{ id: string; apiKey: string }>(
-    base,
-    'POST',
-    '/api/administrationbe/institution',
-    {
-      code: 'BOAVISTA',
-      name: 'Hospital Boa Vista',
-      viewType: 2,
-      // Its SMART system (spec 3): here a page of the portal itself, so the journey sees the address.
-      settings: { smart: { url: `${base}/sistema-smart`, secret: 'segredo-smart-boa-vista-2026' } },
-    },
-    asAdmin,
-  );
-  const sol = await call<{ id: string; apiKey: string }>(
-    base,
-    'POST',
-    '/api/administrationbe/institution',
-    { code: 'SOL', name: 'Laboratório Sol', viewType: 2 },
-    asAdmin,
-  );
+  const sol = await admin.createInstitution({ code: 'SOL', name: 'Laboratório Sol', viewType: 2 });
   boaVistaKey = boaVista.apiKey;
   const tag = await call<{ id: string }>(
     base,

@@ -21,6 +21,23 @@ export class AdminApi {
     return (JSON.parse(text) as { data: T }).data;
   }
 
+  /** The first admin, signed in. */
+  static async signedIn(baseUrl: string, admin: { email: string; password: string }): Promise<AdminApi> {
+    const api = new AdminApi(baseUrl, admin);
+    await api.signIn();
+    return api;
+  }
+
+  /** The admin's session token, for calls made as the admin by other means. */
+  get accessToken(): string {
+    return this.token;
+  }
+
+  /** The admin's session as request headers, for the journeys' own calls. */
+  headers(): Record<string, string> {
+    return { authorization: `Bearer ${this.token}` };
+  }
+
   async signIn(): Promise<void> {
     const result = await this.call<{ accessToken: string }>('POST', '/api/v2/auth/login', {
       userName: this.admin.email,
@@ -38,6 +55,7 @@ export class AdminApi {
     supportEmail?: string;
     supportPhoneNumber?: string;
     supportWhatsAppNumber?: string;
+    settings?: Record<string, unknown>;
   }) {
     return this.call<{ id: string; code: string; token: string; apiKey: string }>(
       'POST',
@@ -60,6 +78,14 @@ export class AdminApi {
     return this.call<{
       rules: Array<{ examTypeCode: string; rule: string; hours: number | null; message: string | null }>;
     }>('GET', `/api/administrationbe/institution/${institutionId}/hold-rules`);
+  }
+
+  /** Replaces an institution's release-hold rules. */
+  setHoldRules(
+    institutionId: string,
+    rules: Array<{ examTypeCode: string; rule: string; hours?: number | null; message?: string | null }>,
+  ) {
+    return this.call<unknown>('PUT', `/api/administrationbe/institution/${institutionId}/hold-rules`, { rules });
   }
 
   invitePhysician(body: {
