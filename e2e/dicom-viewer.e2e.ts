@@ -9,7 +9,7 @@ import {
   stowBody,
   testUid,
 } from '../apps/server/src/test/dicom-fixtures';
-import { expectAccessible, launchBrowser, WIDTHS } from './support/browser';
+import { ARTIFACTS, expectAccessible, expectFitsNarrowPhone, launchBrowser, WIDTHS } from './support/browser';
 import { ROOT } from './support/build';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
 import { openPage, signIn } from './support/pages';
@@ -462,6 +462,29 @@ describe('the DICOM viewer', () => {
       const name = user === patient ? 'ct' : 'physician';
       await page.screenshot({ path: `${ROOT}/e2e/artifacts/dicom-viewer-${name}-390.png` });
       await expectAccessible(page, `DICOM viewer on a phone (${name})`);
+
+      // A 360 px phone: nothing scrolls sideways, and the header's back button, title and
+      // download (an icon with its name) all sit within the screen.
+      await expectFitsNarrowPhone(page, `the DICOM viewer (${name})`);
+      await page.setViewportSize({ width: 360, height: 740 });
+      const title = page.getByRole('heading', { level: 1, name: 'Tomografia de tórax' });
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      const back = (await page.getByRole('button', { name: 'Voltar', exact: true }).boundingBox())!;
+      const titleBox = (await title.boundingBox())!;
+      const narrowDownload = (await download.boundingBox())!;
+      expect(back.x).toBeGreaterThanOrEqual(0);
+      expect(narrowDownload.x + narrowDownload.width).toBeLessThanOrEqual(360);
+      expect(titleBox.x).toBeGreaterThanOrEqual(back.x + back.width);
+      expect(titleBox.x + titleBox.width).toBeLessThanOrEqual(narrowDownload.x);
+      // The whole title is read, not cut short with an ellipsis.
+      expect(await title.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+      // The header is one row: the download sits beside the title, not below it.
+      expect(Math.abs(narrowDownload.y + narrowDownload.height / 2 - (titleBox.y + titleBox.height / 2))).toBeLessThan(
+        8,
+      );
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      await page.screenshot({ path: `${ARTIFACTS}/dicom-viewer-${name}-360.png` });
+      await page.setViewportSize({ width: WIDTHS.phone, height: 844 });
       await phone.close();
     }, 300_000);
   }
