@@ -169,6 +169,60 @@ async function greyLevels(page: Page): Promise<number> {
   });
 }
 
+/**
+ * What the canvas draws along its middle row and middle column: the places where the grey level
+ * jumps (the image's own edges against the black around it, a rib, the lungs' border), in canvas
+ * pixels, read from the pixels themselves rather than from dwv's idea of where it drew.
+ */
+async function edgesThroughCentre(page: Page) {
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  return viewport(page).evaluate((el) => {
+    const canvas = el.querySelector('canvas')!;
+    const ctx = canvas.getContext('2d')!;
+    const jumps = (grey: number[]) => {
+      const found: number[] = [];
+      for (let i = 1; i < grey.length; i++) {
+        if (Math.abs(grey[i]! - grey[i - 1]!) >= 30 && found.at(-1) !== i - 1) found.push(i);
+      }
+      return found;
+    };
+    const row = ctx.getImageData(0, Math.floor(canvas.height / 2), canvas.width, 1).data;
+    const column = ctx.getImageData(Math.floor(canvas.width / 2), 0, 1, canvas.height).data;
+    return {
+      width: canvas.width,
+      height: canvas.height,
+      row: jumps(Array.from({ length: canvas.width }, (_, i) => row[i * 4]!)),
+      column: jumps(Array.from({ length: canvas.height }, (_, i) => column[i * 4]!)),
+    };
+  });
+}
+
+/**
+ * Zoomed by `factor` about the centre of the view: every edge seen before, at a distance d from
+ * the centre, is now at factor × d (and every edge seen now came from one seen before). A zoom
+ * about any other point moves them all by (factor − 1) × that point's distance from the centre.
+ */
+function expectZoomedAboutCentre(
+  before: Awaited<ReturnType<typeof edgesThroughCentre>>,
+  after: Awaited<ReturnType<typeof edgesThroughCentre>>,
+  factor: number,
+) {
+  for (const axis of ['row', 'column'] as const) {
+    const size = axis === 'row' ? before.width : before.height;
+    const centre = size / 2;
+    const inside = (x: number) => x > 6 && x < size - 6;
+    const near = (list: number[], x: number) => list.some((e) => Math.abs(e - x) <= 4);
+    const forward = before[axis].map((e) => centre + (e - centre) * factor).filter(inside);
+    const backward = after[axis].map((e) => centre + (e - centre) / factor).filter(inside);
+    const missed = forward.filter((x) => !near(after[axis], x));
+    const strays = backward.filter((x) => !near(before[axis], x));
+    expect({ axis, missed, strays }).toEqual({ axis, missed: [], strays: [] });
+    // Enough edges on either side of the centre for the comparison to mean something.
+    expect(forward.filter((x) => x < centre).length).toBeGreaterThanOrEqual(1);
+    expect(forward.filter((x) => x > centre).length).toBeGreaterThanOrEqual(1);
+  }
+}
+
 /** Touch points through the DevTools protocol, as a phone's screen sends them. */
 async function touch(
   session: CDPSession,
@@ -220,16 +274,41 @@ describe('the DICOM viewer', () => {
     await page.getByRole('menuitem', { name: /Pulmão/ }).click();
     expect((await state(page)).window).toBe('1500/-600');
 
-    // Zooming keeps the image pixel at the centre of the view where it was.
+    // Zooming keeps the image pixel at the centre of the view where it was: by dwv's account
+    // (the image pixel under the centre) and by what the canvas draws (its edges move away from
+    // the centre in proportion, the centre itself stays put).
     const before = await state(page);
     expect(before.centre).toHaveLength(2);
+    const edgesBefore = await edgesThroughCentre(page);
     await page.getByRole('button', { name: 'Aproximar' }).click();
     await page.getByRole('button', { name: 'Aproximar' }).click();
     const zoomed = await state(page);
     expect(zoomed.zoom).toBeGreaterThan(1.4);
     expect(Math.abs(zoomed.centre[0]! - before.centre[0]!)).toBeLessThanOrEqual(2);
     expect(Math.abs(zoomed.centre[1]! - before.centre[1]!)).toBeLessThanOrEqual(2);
+    const edgesZoomed = await edgesThroughCentre(page);
+    expectZoomedAboutCentre(edgesBefore, edgesZoomed, zoomed.zoom / before.zoom);
+    await page
+      .getByTestId('study-viewer')
+      .getByText(`Zoom: ${zoomed.zoom.toFixed(2)}×`)
+      .waitFor();
     await page.screenshot({ path: `${ROOT}/e2e/artifacts/dicom-viewer-ct-1280.png` });
+    // The keyboard's + and − zoom about the centre too.
+    await page.keyboard.press('+');
+    await expect.poll(async () => (await state(page)).zoom).toBeGreaterThan(zoomed.zoom);
+    const plus = await state(page);
+    const edgesPlus = await edgesThroughCentre(page);
+    expectZoomedAboutCentre(edgesZoomed, edgesPlus, plus.zoom / zoomed.zoom);
+    await page.screenshot({ path: `${ROOT}/e2e/artifacts/dicom-viewer-ct-zoom-key-1280.png` });
+    await page.keyboard.press('-');
+    await page.keyboard.press('-');
+    await page.keyboard.press('-');
+    await expect.poll(async () => (await state(page)).zoom).toBeLessThan(1);
+    const minus = await state(page);
+    expectZoomedAboutCentre(edgesPlus, await edgesThroughCentre(page), minus.zoom / plus.zoom);
+    expect(Math.abs(minus.centre[0]! - before.centre[0]!)).toBeLessThanOrEqual(2);
+    expect(Math.abs(minus.centre[1]! - before.centre[1]!)).toBeLessThanOrEqual(2);
+    await page.screenshot({ path: `${ROOT}/e2e/artifacts/dicom-viewer-ct-zoom-out-1280.png` });
 
     // Keyboard: the next slice and the bone window; the overlay hides and shows again.
     await page.keyboard.press('ArrowDown');
