@@ -25,7 +25,8 @@ export interface ViewportState {
 /**
  * dwv's App behind a small surface: load a series, scroll, window, zoom, invert, cine, measure.
  * One finger (or the mouse) does what the chosen tool does, except that with the scroll tool a
- * vertical swipe goes through the slices; two fingers always pinch to zoom and drag to pan.
+ * vertical swipe goes through the slices; two fingers always pinch to zoom and drag to pan; the
+ * wheel goes through the slices (with the zoom tool, it zooms).
  */
 export class DwvViewport {
   private readonly app = new App();
@@ -51,6 +52,29 @@ export class DwvViewport {
     | { kind: 'none' } = { kind: 'none' };
   /** Pixels of vertical swipe per slice. */
   private static readonly SWIPE_STEP = 12;
+
+  /** Wheel movement not yet worth a slice (a trackpad sends many small deltas). */
+  private wheelSum = 0;
+
+  /**
+   * The wheel goes through the slices one per notch, turned towards the user for the next one,
+   * as ↓, Page Down and a swipe up do (dwv's own wheel goes the other way). With the zoom tool
+   * the wheel is dwv's, which zooms.
+   */
+  private readonly onWheel = (event: WheelEvent) => {
+    if (!this.state.loaded || this.tool === 'ZoomAndPan') return;
+    event.stopPropagation();
+    event.preventDefault();
+    // A mouse notch: wheelDeltaY ±120 (Chromium, Firefox) whatever deltaY says (4 px on a Mac);
+    // anything smaller is a trackpad, summed until it makes a notch (as dwv does).
+    const notch = (event as WheelEvent & { wheelDeltaY?: number }).wheelDeltaY;
+    this.wheelSum +=
+      notch === undefined ? Math.sign(event.deltaY) : Math.abs(notch) > 45 ? -Math.sign(notch) : event.deltaY / 60;
+    if (Math.abs(this.wheelSum) < 1) return;
+    const step = Math.sign(this.wheelSum);
+    this.wheelSum = 0;
+    this.scrollBy(step);
+  };
 
   private readonly onTouchStart = (event: TouchEvent) => {
     if (!this.state.loaded) return;
@@ -127,7 +151,8 @@ export class DwvViewport {
     this.app.addEventListener('positionchange', () => this.refresh());
     this.app.addEventListener('wlchange', () => this.refresh());
     this.app.addEventListener('zoomchange', () => this.refresh());
-    // Capture phase: decided before dwv's own listeners on the layers see the touch.
+    // Capture phase: decided before dwv's own listeners on the layers see the wheel or touch.
+    container.addEventListener('wheel', this.onWheel, { capture: true, passive: false });
     container.addEventListener('touchstart', this.onTouchStart, { capture: true });
     container.addEventListener('touchmove', this.onTouchMove, { capture: true, passive: false });
     container.addEventListener('touchend', this.onTouchEnd, { capture: true });
@@ -293,6 +318,7 @@ export class DwvViewport {
   }
 
   destroy() {
+    this.container.removeEventListener('wheel', this.onWheel, { capture: true });
     this.container.removeEventListener('touchstart', this.onTouchStart, { capture: true });
     this.container.removeEventListener('touchmove', this.onTouchMove, { capture: true });
     this.container.removeEventListener('touchend', this.onTouchEnd, { capture: true });
