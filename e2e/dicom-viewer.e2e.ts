@@ -346,17 +346,41 @@ describe('the DICOM viewer', () => {
     await page.keyboard.press('End');
     expect((await state(page)).slice).toBe(16);
     await page.keyboard.press('Home');
+    await page.getByTestId('slice-label').getByText('Imagem 1 de 16').waitFor();
+    // The frame as the user reads it, and a print of the picture drawn (a row through the middle).
+    const shownFrame = async () =>
+      Number(/Imagem (\d+) de 16/.exec(await page.getByTestId('slice-label').innerText())?.[1]);
+    const picture = () =>
+      viewport(page).evaluate((el) => {
+        const canvas = el.querySelector('canvas')!;
+        const row = canvas.getContext('2d')!.getImageData(0, Math.floor(canvas.height / 2), canvas.width, 1).data;
+        return Array.from({ length: canvas.width / 4 }, (_, i) => row[i * 16]).join(',');
+      });
+
+    // Cine: the frames go on by themselves, forwards (starting again after the last), and the
+    // picture changes with them.
     await page.getByRole('button', { name: 'Reproduzir' }).click();
-    const seen = new Set<number>();
-    for (let i = 0; i < 20 && seen.size < 4; i++) {
-      seen.add((await state(page)).slice);
+    await page.getByRole('button', { name: 'Pausar', pressed: true }).waitFor();
+    const frames: number[] = [];
+    const pictures = new Set<string>();
+    for (let i = 0; i < 30 && new Set(frames).size < 5; i++) {
+      frames.push(await shownFrame());
+      pictures.add(await picture());
       await page.waitForTimeout(150);
     }
-    expect(seen.size).toBeGreaterThanOrEqual(4);
+    expect(new Set(frames).size).toBeGreaterThanOrEqual(5);
+    expect(pictures.size).toBeGreaterThanOrEqual(3);
+    for (let i = 1; i < frames.length; i++) expect((frames[i]! - frames[i - 1]! + 16) % 16).toBeLessThan(8);
     await page.screenshot({ path: `${ROOT}/e2e/artifacts/dicom-viewer-us-cine-1280.png` });
+
+    // Paused: the same frame and the same picture stay on screen.
     await page.getByRole('button', { name: 'Pausar' }).click();
-    const paused = (await state(page)).slice;
-    await page.waitForTimeout(800);
+    await page.getByRole('button', { name: 'Reproduzir', pressed: false }).waitFor();
+    const paused = await shownFrame();
+    const still = await picture();
+    await page.waitForTimeout(1000);
+    expect(await shownFrame()).toBe(paused);
+    expect(await picture()).toBe(still);
     expect((await state(page)).slice).toBe(paused);
     await page.getByRole('button', { name: 'Reproduzir' }).waitFor();
     await page.context().close();
