@@ -320,6 +320,9 @@ describe('release holds for sensitive results', () => {
       expect(documents.entry ?? [], viewer).toEqual([]);
       const binary = await fhir(`/api/fhir/R4/Binary/${ids['HIV:report']}`, tokens[viewer]!);
       expect(binary.statusCode, viewer).toBe(409);
+      // An integrator reads the refusal as FHIR does: an OperationOutcome saying why.
+      expect(binary.headers['content-type'], viewer).toContain('application/fhir+json');
+      expect(binary.json(), viewer).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ severity: 'error' }] });
       const one = await fhir(`/api/fhir/R4/DiagnosticReport/${hiv.exams[0]!.id}`, tokens[viewer]!);
       expect((one.json() as DiagnosticReport).presentedForm).toBeUndefined();
     }
