@@ -2,7 +2,7 @@ import '@mantine/core/styles/Modal.css';
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import type { ExamHold } from '@portal/shared/schemas/delivery';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useSyncExternalStore } from 'react';
+import { createContext, useContext, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api } from '../lib/api-client';
 import { formatExamDate } from '../lib/dates';
@@ -44,34 +44,17 @@ export function HoldBadge({ hold }: { hold: ExamHold }) {
 }
 
 /**
- * Which exam's release is being confirmed. It is kept outside the row: the row is drawn anew, as a
- * card or a table row, when the window crosses 768 px (a phone turned, a window resized), and the
- * dialog must stay open through that. It is forgotten once no row of that exam is left on screen.
+ * Which exam's release is being confirmed, kept by the exams' table above its switch between
+ * table rows and phone cards: the row is drawn anew when the window crosses 768 px (a phone turned,
+ * a window resized), and the dialog must stay open through that.
  */
-let confirming: string | null = null;
-const listeners = new Set<() => void>();
-const mounted = new Map<string, number>();
-function setConfirming(examId: string | null) {
-  confirming = examId;
-  for (const listener of listeners) listener();
-}
-function subscribe(listener: () => void) {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
+export const ReleaseConfirmation = createContext<[string | null, (examId: string | null) => void] | null>(null);
+
 function useConfirming(examId: string): [boolean, (open: boolean) => void] {
-  const open = useSyncExternalStore(subscribe, () => confirming === examId);
-  useEffect(() => {
-    mounted.set(examId, (mounted.get(examId) ?? 0) + 1);
-    return () => {
-      mounted.set(examId, (mounted.get(examId) ?? 1) - 1);
-      // The row drawn in its place mounts in the same commit; only a row gone for good closes it.
-      setTimeout(() => {
-        if (!mounted.get(examId) && confirming === examId) setConfirming(null);
-      }, 0);
-    };
-  }, [examId]);
-  return [open, (next) => setConfirming(next ? examId : confirming === examId ? null : confirming)];
+  const shared = useContext(ReleaseConfirmation);
+  const own = useState<string | null>(null);
+  const [confirming, setConfirming] = shared ?? own;
+  return [confirming === examId, (open) => setConfirming(open ? examId : null)];
 }
 
 /** "Release to the patient", with a confirmation, for the requesting physician. */

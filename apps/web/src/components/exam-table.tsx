@@ -12,7 +12,7 @@ import { useState } from 'react';
 import { errorText } from '../lib/errors';
 import { notify } from '../lib/notify';
 import { examDisplay, type ExamDisplay } from './exam-display';
-import { HoldBadge, HoldNotice, ReleaseButton } from './exam-hold';
+import { HoldBadge, HoldNotice, ReleaseButton, ReleaseConfirmation } from './exam-hold';
 import { isSmartExam, openSmartExam } from './smart-launch';
 import type { Exam } from './results-api';
 import { ScrollTable } from './scroll-table';
@@ -268,9 +268,23 @@ function ServiceDate({ d }: { d: ExamDisplay }) {
 
 /**
  * The exams of one protocol (spec 2.8): a table on wide screens and cards on phones. Discarded
+ * exams are greyed; a pending rectification withholds the report (spec 4.1). The table keeps which
+ * release is being confirmed, above its switch between the two layouts.
+ */
+export function ExamTable(props: Parameters<typeof ExamRows>[0]) {
+  const confirming = useState<string | null>(null);
+  return (
+    <ReleaseConfirmation.Provider value={confirming}>
+      <ExamRows {...props} />
+    </ReleaseConfirmation.Provider>
+  );
+}
+
+/**
+ * The exams of one protocol (spec 2.8): a table on wide screens and cards on phones. Discarded
  * exams are greyed; a pending rectification withholds the report (spec 4.1).
  */
-export function ExamTable({
+function ExamRows({
   exams,
   showStatus,
   showRequester,
