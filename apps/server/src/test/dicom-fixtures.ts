@@ -290,6 +290,177 @@ export function makeRgbSecondaryCapture(
   return { file, sopUid, seriesUid };
 }
 
+/** What a pixel fixture is made of: the file and the pixel values it was written from. */
+export interface PixelFixture {
+  file: string;
+  sopUid: string;
+  seriesUid: string;
+  width: number;
+  height: number;
+  /** The stored pixel data of every frame, one after another, before any compression. */
+  pixels: Buffer;
+}
+
+/** Writes `lines` (with the pixels in `raw`) as a Part 10 file by dump2dcm, in explicit little endian. */
+function dumpToFile(dir: string, name: string, lines: Array<[string, string, string]>, raw: Buffer): string {
+  fs.writeFileSync(path.join(dir, `${name}.raw`), raw);
+  fs.writeFileSync(path.join(dir, `${name}.dump`), dump(lines));
+  const file = path.join(dir, `${name}.dcm`);
+  run('dump2dcm', ['--write-xfer-little', `${name}.dump`, file], dir);
+  fs.rmSync(path.join(dir, `${name}.raw`));
+  fs.rmSync(path.join(dir, `${name}.dump`));
+  return file;
+}
+
+/** The five Hounsfield bands of the signed fixtures, left to right: air, lung, water, bone, dense bone. */
+export const SIGNED_BANDS = [-1000, -500, 0, 400, 1000] as const;
+
+/**
+ * Signed 16-bit pixels stored as they are (PixelRepresentation 1, RescaleIntercept 0, window 40/400),
+ * in five vertical bands of SIGNED_BANDS; frame f moves the bands f places to the left. `deflated`
+ * rewrites the file by dcmconv in Deflated Explicit VR Little Endian (1.2.840.10008.1.2.1.99), as
+ * some PACS send secondary captures; with `frames` > 1 it is a multi-frame secondary capture.
+ */
+export function makeSignedSlice(
+  dir: string,
+  ids: StudyIds,
+  options: { deflated?: boolean; frames?: number } = {},
+): PixelFixture {
+  const width = 60;
+  const height = 40;
+  const frames = options.frames ?? 1;
+  const sopUid = testUid();
+  const seriesUid = testUid();
+  const pixels = Buffer.alloc(width * height * 2 * frames);
+  for (let f = 0; f < frames; f++) {
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const band = (Math.floor((x * SIGNED_BANDS.length) / width) + f) % SIGNED_BANDS.length;
+        pixels.writeInt16LE(SIGNED_BANDS[band]!, ((f * height + y) * width + x) * 2);
+      }
+    }
+  }
+  const multiFrame = frames > 1;
+  const lines = [
+    ...common(
+      ids,
+      seriesUid,
+      sopUid,
+      multiFrame ? 'MultiframeGrayscaleWordSecondaryCaptureImageStorage' : 'CTImageStorage',
+      multiFrame ? 'OT' : 'CT',
+      1,
+    ),
+    ...(multiFrame ? ([['0028,0008', 'IS', `[${frames}]`]] as Array<[string, string, string]>) : []),
+    ['0028,0002', 'US', '1'],
+    ['0028,0004', 'CS', '[MONOCHROME2]'],
+    ['0028,0010', 'US', String(height)],
+    ['0028,0011', 'US', String(width)],
+    ['0028,0100', 'US', '16'],
+    ['0028,0101', 'US', '16'],
+    ['0028,0102', 'US', '15'],
+    ['0028,0103', 'US', '1'],
+    ['0028,1050', 'DS', '[40]'],
+    ['0028,1051', 'DS', '[400]'],
+    ['0028,1052', 'DS', '[0]'],
+    ['0028,1053', 'DS', '[1]'],
+    ['7fe0,0010', 'OW', `=signed-${sopUid}.raw`],
+  ] as Array<[string, string, string]>;
+  let file = dumpToFile(dir, `signed-${sopUid}`, lines, pixels);
+  if (options.deflated) {
+    const deflated = path.join(dir, `signed-${sopUid}-deflated.dcm`);
+    run('dcmconv', ['--write-xfer-deflated', file, deflated], dir);
+    fs.rmSync(file);
+    file = deflated;
+  }
+  return { file, sopUid, seriesUid, width, height, pixels };
+}
+
+/**
+ * An 8-bit MONOCHROME2 image (a digitised film, say) of 65×49 pixels, an odd number of bytes that
+ * the file pads to an even length: a left-to-right gradient from 0 to 255, no window in the file.
+ */
+export function makeMono8Slice(dir: string, ids: StudyIds): PixelFixture {
+  const width = 65;
+  const height = 49;
+  const sopUid = testUid();
+  const seriesUid = testUid();
+  const pixels = Buffer.alloc(width * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) pixels[y * width + x] = Math.round((x * 255) / (width - 1));
+  }
+  const lines = [
+    ...common(ids, seriesUid, sopUid, 'SecondaryCaptureImageStorage', 'OT', 1),
+    ['0008,0064', 'CS', '[DF]'],
+    ['0028,0002', 'US', '1'],
+    ['0028,0004', 'CS', '[MONOCHROME2]'],
+    ['0028,0010', 'US', String(height)],
+    ['0028,0011', 'US', String(width)],
+    ['0028,0100', 'US', '8'],
+    ['0028,0101', 'US', '8'],
+    ['0028,0102', 'US', '7'],
+    ['0028,0103', 'US', '0'],
+    ['7fe0,0010', 'OB', `=mono8-${sopUid}.raw`],
+  ] as Array<[string, string, string]>;
+  return { file: dumpToFile(dir, `mono8-${sopUid}`, lines, pixels), sopUid, seriesUid, width, height, pixels };
+}
+
+/** Red, green and blue, a third of the width each (left to right). */
+const THIRDS: ReadonlyArray<readonly [number, number, number]> = [
+  [255, 0, 0],
+  [0, 255, 0],
+  [0, 0, 255],
+];
+
+/** PS3.3 C.7.6.3.1.2: YBR_FULL from RGB. */
+function toYbrFull([r, g, b]: readonly [number, number, number]): [number, number, number] {
+  const clamp = (v: number) => Math.max(0, Math.min(255, Math.round(v)));
+  return [
+    clamp(0.299 * r + 0.587 * g + 0.114 * b),
+    clamp(-0.168736 * r - 0.331264 * g + 0.5 * b + 128),
+    clamp(0.5 * r - 0.418688 * g - 0.081312 * b + 128),
+  ];
+}
+
+/**
+ * A colour ultrasound-like image in red, green and blue thirds, 64×48. 'jpeg': written RGB, then
+ * JPEG baseline by dcmcjpeg, which makes it YBR_FULL_422 (as ultrasound carts send). 'ybr-full':
+ * uncompressed YBR_FULL samples, interleaved. `pixels` holds the RGB the image shows.
+ */
+export function makeYbrColour(dir: string, ids: StudyIds, kind: 'jpeg' | 'ybr-full'): PixelFixture {
+  const width = 64;
+  const height = 48;
+  const sopUid = testUid();
+  const seriesUid = testUid();
+  const pixels = Buffer.alloc(width * height * 3);
+  const stored = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const rgb = THIRDS[Math.floor((x * 3) / width)]!;
+      pixels.set(rgb, (y * width + x) * 3);
+      stored.set(kind === 'ybr-full' ? toYbrFull(rgb) : rgb, (y * width + x) * 3);
+    }
+  }
+  const lines = [
+    ...common(ids, seriesUid, sopUid, 'UltrasoundImageStorage', 'US', 1),
+    ['0028,0002', 'US', '3'],
+    ['0028,0004', 'CS', kind === 'ybr-full' ? '[YBR_FULL]' : '[RGB]'],
+    ['0028,0006', 'US', '0'],
+    ['0028,0010', 'US', String(height)],
+    ['0028,0011', 'US', String(width)],
+    ['0028,0100', 'US', '8'],
+    ['0028,0101', 'US', '8'],
+    ['0028,0102', 'US', '7'],
+    ['0028,0103', 'US', '0'],
+    ['7fe0,0010', 'OB', `=colour-${sopUid}.raw`],
+  ] as Array<[string, string, string]>;
+  const native = dumpToFile(dir, `colour-${sopUid}`, lines, stored);
+  if (kind === 'ybr-full') return { file: native, sopUid, seriesUid, width, height, pixels };
+  const file = path.join(dir, `colour-${sopUid}-jpeg.dcm`);
+  run('dcmcjpeg', ['--encode-baseline', '--uid-never', native, file], dir);
+  fs.rmSync(native);
+  return { file, sopUid, seriesUid, width, height, pixels };
+}
+
 /** A multipart/related STOW-RS body carrying the files given. */
 export function stowBody(
   files: ReadonlyArray<Buffer>,
