@@ -101,6 +101,22 @@ function integer(ds: dicomParser.DataSet, tag: string, kind: 'IS' | 'US'): numbe
   return value === undefined || Number.isNaN(value) ? null : value;
 }
 
+/**
+ * The bytes of one native frame: rows × columns × samples × bytes per sample (PS3.5 8.1.1), so that
+ * the pad byte closing odd-length pixel data (an 8-bit image of an odd number of pixels) is no part
+ * of the last frame. Bit-packed data (BitsAllocated 1) or a missing attribute: the pixel data shared
+ * out evenly.
+ */
+function nativeFrameLength(ds: dicomParser.DataSet, pixelsLength: number, frames: number): number {
+  const rows = integer(ds, 'x00280010', 'US') ?? 0;
+  const columns = integer(ds, 'x00280011', 'US') ?? 0;
+  const samples = integer(ds, 'x00280002', 'US') ?? 1;
+  const bitsAllocated = integer(ds, 'x00280100', 'US') ?? 0;
+  const length = (rows * columns * samples * bitsAllocated) / 8;
+  if (bitsAllocated % 8 === 0 && length > 0 && length * frames <= pixelsLength) return length;
+  return Math.floor(pixelsLength / frames);
+}
+
 /** The byte ranges of each frame, as PS3.5 A.4 lays encapsulated fragments out (or native frames one after another). */
 function frameRanges(
   ds: dicomParser.DataSet,
@@ -111,7 +127,7 @@ function frameRanges(
   if (!pixels) return [];
   if (DEFLATED.has(transferSyntaxUid)) return null;
   if (!pixels.encapsulatedPixelData) {
-    const length = Math.floor(pixels.length / frames);
+    const length = nativeFrameLength(ds, pixels.length, frames);
     if (length <= 0) return null;
     return Array.from({ length: frames }, (_, i) => [[pixels.dataOffset + i * length, length]]);
   }
@@ -212,6 +228,6 @@ export function frameOfFile(bytes: Buffer, frameIndex: number): Buffer {
     return Buffer.from(dicomParser.readEncapsulatedImageFrame(ds, pixels, frameIndex));
   }
   const frames = Math.max(1, integer(ds, 'x00280008', 'IS') ?? 1);
-  const length = Math.floor(pixels.length / frames);
+  const length = nativeFrameLength(ds, pixels.length, frames);
   return Buffer.from(ds.byteArray.buffer, ds.byteArray.byteOffset + pixels.dataOffset + frameIndex * length, length);
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../lib/ids.js';
 import {
   fixtureDir,
+  makeMono8Slice,
   makeSignedSlice,
   makeYbrColour,
   type PixelFixture,
@@ -223,6 +224,33 @@ describe('DICOMweb pixel data: deflated, YBR colour, signed 16-bit and 8-bit mon
     const thumbnail = await rendered(`${seriesUrl}/thumbnail`);
     expect(thumbnail.grey(bandColumn(sc, 0, 1), 20)).toBeLessThan(10);
     expect(thumbnail.grey(bandColumn(sc, 3, 1), 20)).toBeGreaterThan(245);
+  });
+
+  it('an 8-bit MONOCHROME2 image of an odd number of pixels: its frame is exactly its pixels, its gradient drawn in order', async () => {
+    const ids = await newStudy('XRAY');
+    const film = makeMono8Slice(dir, ids);
+    expect(film.pixels.length % 2).toBe(1);
+    const { instanceUrl, seriesUrl } = await storeAndDescribe(ids.studyUid, film, {
+      transferSyntax: '1.2.840.10008.1.2.1',
+      photometric: 'MONOCHROME2',
+      bitsAllocated: 8,
+      pixelRepresentation: 0,
+      frames: 1,
+    });
+    const [frame] = await frames(instanceUrl, '1');
+    expect(frame!.type).toBe('application/octet-stream');
+    // Rows × columns bytes: not the pad byte that makes the element even.
+    expect(frame!.body.length).toBe(film.width * film.height);
+    expect(frame!.body.equals(film.pixels)).toBe(true);
+
+    for (const url of [`${instanceUrl}/frames/1/rendered`, `${seriesUrl}/thumbnail`]) {
+      const image = await rendered(url);
+      expect([image.width, image.height]).toEqual([film.width, film.height]);
+      const row = Array.from({ length: film.width }, (_, x) => image.grey(x, 24));
+      // No window in the file: 0 to 255 drawn black to white, every step brighter than the last.
+      for (let x = 1; x < row.length; x++) expect(row[x]!).toBeGreaterThan(row[x - 1]!);
+      row.forEach((v, x) => expect(Math.abs(v - film.pixels[24 * film.width + x]!)).toBeLessThanOrEqual(2));
+    }
   });
 
   /** Red, green and blue thirds of a colour fixture, as drawn or decoded (at a row's thirds). */
