@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -224,6 +226,34 @@ describe('DICOMweb pixel data: deflated, YBR colour, signed 16-bit and 8-bit mon
     const thumbnail = await rendered(`${seriesUrl}/thumbnail`);
     expect(thumbnail.grey(bandColumn(sc, 0, 1), 20)).toBeLessThan(10);
     expect(thumbnail.grey(bandColumn(sc, 3, 1), 20)).toBeGreaterThan(245);
+  });
+
+  it('a deflated instance asked for as Explicit VR Little Endian (what the viewer asks when the browser cannot inflate) comes inflated, pixels unchanged', async () => {
+    const ids = await newStudy('CT');
+    const sc = makeSignedSlice(dir, ids, { deflated: true, frames: 3 });
+    const sent = fs.readFileSync(sc.file);
+    expect((await stow([sent])).statusCode).toBe(200);
+    const url = `${BASE}/studies/${ids.studyUid}/series/${sc.seriesUid}/instances/${sc.sopUid}`;
+    const native = await get(url, 'application/dicom; transfer-syntax=1.2.840.10008.1.2.1');
+    expect(native.statusCode, native.body.slice(0, 300)).toBe(200);
+    expect(native.headers['content-type']).toBe('application/dicom; transfer-syntax=1.2.840.10008.1.2.1');
+    const ours = path.join(dir, `inflated-${sc.sopUid}.dcm`);
+    fs.writeFileSync(ours, native.rawPayload);
+    const dumped = execFileSync('dcmdump', [ours], { encoding: 'utf8' });
+    expect(dumped).toContain('=LittleEndianExplicit');
+    expect(dumped).toContain(`[${sc.sopUid}]`);
+    expect(dumped).toContain('(0028,0103) US 1');
+    // The pixel data closes a native file: the three frames as written, and dcmtk reads the same values.
+    expect(native.rawPayload.subarray(native.rawPayload.length - sc.pixels.length).equals(sc.pixels)).toBe(true);
+    const theirs = path.join(dir, `inflated-${sc.sopUid}-dcmtk.dcm`);
+    execFileSync('dcmconv', ['--write-xfer-little', sc.file, theirs]);
+    const raw = (file: string) =>
+      execFileSync('dcmj2pnm', ['--write-16-bit-pnm', '--no-windowing', '--all-frames', file], {
+        maxBuffer: 1 << 24,
+      }).toString('latin1');
+    expect(raw(ours)).toBe(raw(theirs));
+    // As stored, it is still the deflated file sent.
+    expect((await get(url, 'application/dicom')).rawPayload.equals(sent)).toBe(true);
   });
 
   it('an 8-bit MONOCHROME2 image of an odd number of pixels: its frame is exactly its pixels, its gradient drawn in order', async () => {

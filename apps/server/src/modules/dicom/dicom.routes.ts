@@ -315,7 +315,7 @@ export default function dicomRoutes(ctx: AppContext): FastifyPluginAsync {
     const retrieveDoc =
       'The stored DICOM Part 10 files, byte for byte, as `multipart/related; type="application/dicom"`. ' +
       'For one instance, `Accept: application/dicom` answers the bare file; with `transfer-syntax=1.2.840.10008.1.2.1` ' +
-      'a JPEG-LS file decoded to Explicit VR Little Endian (another syntax than the stored one: 406).';
+      'a JPEG-LS file decoded, or a deflated one inflated, to Explicit VR Little Endian (another syntax than the stored one: 406).';
     app.get(
       `${DICOMWEB_BASE}/studies/:study`,
       {

@@ -26,16 +26,20 @@ const decoder = imaging.NativePixelDecoder as unknown as {
 
 export class TranscodeError extends Error {}
 
+/** Deflated Explicit VR Little Endian: native pixels in a deflated data set, which browsers' DICOM libraries (dwv) cannot inflate. */
+const DEFLATED = '1.2.840.10008.1.2.1.99';
+
 /** Whether `transcode` can turn a file of this transfer syntax into Explicit VR Little Endian. */
 export function canTranscode(transferSyntaxUid: string): boolean {
-  return JPEG_LS.has(transferSyntaxUid);
+  return JPEG_LS.has(transferSyntaxUid) || transferSyntaxUid === DEFLATED;
 }
 
 type Element = { vr: string; Value?: unknown[] };
 
 /**
- * A JPEG-LS Part 10 file as Explicit VR Little Endian (PS3.18 8.7.3.5: the transfer syntax a
- * client asks for). Every frame is decoded; the rest of the data set is written back unchanged.
+ * A JPEG-LS or deflated Part 10 file as Explicit VR Little Endian (PS3.18 8.7.3.5: the transfer
+ * syntax a client asks for). JPEG-LS: every frame is decoded. Deflated: the data set, inflated as it
+ * is read, is written back as it is (its pixels are native already). The rest is unchanged.
  */
 export async function transcode(bytes: Buffer): Promise<Buffer> {
   await codecs();
@@ -46,6 +50,10 @@ export async function transcode(bytes: Buffer): Promise<Buffer> {
   const dict = file.dict as Record<string, Element | undefined>;
   const syntax = String(meta['00020010']?.Value?.[0] ?? '');
   if (!canTranscode(syntax)) throw new TranscodeError(`cannot transcode from ${syntax}`);
+  if (syntax === DEFLATED) {
+    meta['00020010'] = { vr: 'UI', Value: [EXPLICIT_VR_LITTLE_ENDIAN] };
+    return Buffer.from(file.write());
+  }
   const value = (tag: string) => Number(dict[tag]?.Value?.[0] ?? 0);
   const samples = value('00280002') || 1;
   const pixel: PixelInfo = {
