@@ -317,14 +317,15 @@ export const SIGNED_BANDS = [-1000, -500, 0, 400, 1000] as const;
 
 /**
  * Signed 16-bit pixels stored as they are (PixelRepresentation 1, RescaleIntercept 0, window 40/400),
- * in five vertical bands of SIGNED_BANDS; frame f moves the bands f places to the left. `deflated`
+ * in five vertical bands of SIGNED_BANDS; frame f moves the bands f places to the left. 'deflated'
  * rewrites the file by dcmconv in Deflated Explicit VR Little Endian (1.2.840.10008.1.2.1.99), as
- * some PACS send secondary captures; with `frames` > 1 it is a multi-frame secondary capture.
+ * some PACS send secondary captures; the lossless codecs (dcmcjpeg, dcmcjpls, dcmcrle) keep the
+ * negative values. With `frames` > 1 it is a multi-frame secondary capture.
  */
 export function makeSignedSlice(
   dir: string,
   ids: StudyIds,
-  options: { deflated?: boolean; frames?: number } = {},
+  options: { syntax?: CtSyntax | 'deflated'; frames?: number } = {},
 ): PixelFixture {
   const width = 60;
   const height = 40;
@@ -365,13 +366,20 @@ export function makeSignedSlice(
     ['0028,1053', 'DS', '[1]'],
     ['7fe0,0010', 'OW', `=signed-${sopUid}.raw`],
   ] as Array<[string, string, string]>;
-  let file = dumpToFile(dir, `signed-${sopUid}`, lines, pixels);
-  if (options.deflated) {
-    const deflated = path.join(dir, `signed-${sopUid}-deflated.dcm`);
-    run('dcmconv', ['--write-xfer-deflated', file, deflated], dir);
-    fs.rmSync(file);
-    file = deflated;
-  }
+  const native = dumpToFile(dir, `signed-${sopUid}`, lines, pixels);
+  const syntax = options.syntax ?? 'explicit';
+  const tool = {
+    explicit: null,
+    implicit: ['dcmconv', '--write-xfer-implicit'],
+    deflated: ['dcmconv', '--write-xfer-deflated'],
+    'jpeg-lossless': ['dcmcjpeg', '--encode-lossless-sv1'],
+    'jpeg-ls': ['dcmcjpls', '--encode-lossless'],
+    rle: ['dcmcrle'],
+  }[syntax];
+  if (!tool) return { file: native, sopUid, seriesUid, width, height, pixels };
+  const file = path.join(dir, `signed-${sopUid}-${syntax}.dcm`);
+  run(tool[0]!, [...tool.slice(1), native, file], dir);
+  fs.rmSync(native);
   return { file, sopUid, seriesUid, width, height, pixels };
 }
 

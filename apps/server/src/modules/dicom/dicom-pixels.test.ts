@@ -185,9 +185,44 @@ describe('DICOMweb pixel data: deflated, YBR colour, signed 16-bit and 8-bit mon
     }
   });
 
+  it('signed 16-bit slices compressed losslessly (JPEG lossless, JPEG-LS, RLE): negative values kept, served and drawn as the native one', async () => {
+    const ids = await newStudy('CT');
+    const cases = [
+      ['jpeg-lossless', '1.2.840.10008.1.2.4.70', 'image/jpeg'],
+      ['jpeg-ls', '1.2.840.10008.1.2.4.80', 'image/jls'],
+      ['rle', '1.2.840.10008.1.2.5', 'image/dicom-rle'],
+    ] as const;
+    for (const [syntax, uid, media] of cases) {
+      const ct = makeSignedSlice(dir, ids, { syntax });
+      const { instanceUrl } = await storeAndDescribe(ids.studyUid, ct, {
+        transferSyntax: uid,
+        photometric: 'MONOCHROME2',
+        bitsAllocated: 16,
+        pixelRepresentation: 1,
+        frames: 1,
+      });
+      const [frame] = await frames(instanceUrl, '1');
+      expect(frame!.type).toBe(`${media}; transfer-syntax=${uid}`);
+      const image = await rendered(`${instanceUrl}/frames/1/rendered`);
+      const shown = SIGNED_BANDS.map((_, band) => image.grey(bandColumn(ct, band), 20));
+      expect({ syntax, air: shown[0]! < 10, water: shown[2]! > 80 && shown[2]! < 125, bone: shown[3]! > 245 }).toEqual({
+        syntax,
+        air: true,
+        water: true,
+        bone: true,
+      });
+      if (syntax === 'jpeg-ls') {
+        // Decoded for the browser: the same signed values as were written (-1000 stays -1000).
+        const native = await get(instanceUrl, 'application/dicom; transfer-syntax=1.2.840.10008.1.2.1');
+        expect(native.statusCode).toBe(200);
+        expect(native.rawPayload.subarray(native.rawPayload.length - ct.pixels.length).equals(ct.pixels)).toBe(true);
+      }
+    }
+  });
+
   it('a deflated multi-frame instance (1.2.840.10008.1.2.1.99): stored as sent, each frame inflated from the whole file, each drawn', async () => {
     const ids = await newStudy('CT');
-    const sc = makeSignedSlice(dir, ids, { deflated: true, frames: 3 });
+    const sc = makeSignedSlice(dir, ids, { syntax: 'deflated', frames: 3 });
     const { sent, instanceUrl, seriesUrl } = await storeAndDescribe(ids.studyUid, sc, {
       transferSyntax: '1.2.840.10008.1.2.1.99',
       photometric: 'MONOCHROME2',
@@ -230,7 +265,7 @@ describe('DICOMweb pixel data: deflated, YBR colour, signed 16-bit and 8-bit mon
 
   it('a deflated instance asked for as Explicit VR Little Endian (what the viewer asks when the browser cannot inflate) comes inflated, pixels unchanged', async () => {
     const ids = await newStudy('CT');
-    const sc = makeSignedSlice(dir, ids, { deflated: true, frames: 3 });
+    const sc = makeSignedSlice(dir, ids, { syntax: 'deflated', frames: 3 });
     const sent = fs.readFileSync(sc.file);
     expect((await stow([sent])).statusCode).toBe(200);
     const url = `${BASE}/studies/${ids.studyUid}/series/${sc.seriesUid}/instances/${sc.sopUid}`;
