@@ -432,9 +432,10 @@ function toYbrFull([r, g, b]: readonly [number, number, number]): [number, numbe
 /**
  * A colour ultrasound-like image in red, green and blue thirds, 64×48. 'jpeg': written RGB, then
  * JPEG baseline by dcmcjpeg, which makes it YBR_FULL_422 (as ultrasound carts send). 'ybr-full':
- * uncompressed YBR_FULL samples, interleaved. `pixels` holds the RGB the image shows.
+ * uncompressed YBR_FULL samples, interleaved. 'rle': RGB, RLE Lossless by dcmcrle (one segment per
+ * colour). `pixels` holds the RGB the image shows.
  */
-export function makeYbrColour(dir: string, ids: StudyIds, kind: 'jpeg' | 'ybr-full'): PixelFixture {
+export function makeColourImage(dir: string, ids: StudyIds, kind: 'jpeg' | 'ybr-full' | 'rle'): PixelFixture {
   const width = 64;
   const height = 48;
   const sopUid = testUid();
@@ -463,8 +464,9 @@ export function makeYbrColour(dir: string, ids: StudyIds, kind: 'jpeg' | 'ybr-fu
   ] as Array<[string, string, string]>;
   const native = dumpToFile(dir, `colour-${sopUid}`, lines, stored);
   if (kind === 'ybr-full') return { file: native, sopUid, seriesUid, width, height, pixels };
-  const file = path.join(dir, `colour-${sopUid}-jpeg.dcm`);
-  run('dcmcjpeg', ['--encode-baseline', '--uid-never', native, file], dir);
+  const file = path.join(dir, `colour-${sopUid}-${kind}.dcm`);
+  if (kind === 'rle') run('dcmcrle', [native, file], dir);
+  else run('dcmcjpeg', ['--encode-baseline', '--uid-never', native, file], dir);
   fs.rmSync(native);
   return { file, sopUid, seriesUid, width, height, pixels };
 }

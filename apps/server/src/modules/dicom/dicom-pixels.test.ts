@@ -9,7 +9,7 @@ import {
   fixtureDir,
   makeMono8Slice,
   makeSignedSlice,
-  makeYbrColour,
+  makeColourImage,
   type PixelFixture,
   SIGNED_BANDS,
   splitMultipart,
@@ -333,7 +333,7 @@ describe('DICOMweb pixel data: deflated, YBR colour, signed 16-bit and 8-bit mon
 
   it('a JPEG baseline colour image in YBR_FULL_422 (dcmcjpeg): its frame is the JPEG as sent, red drawn red', async () => {
     const ids = await newStudy('US');
-    const us = makeYbrColour(dir, ids, 'jpeg');
+    const us = makeColourImage(dir, ids, 'jpeg');
     const { instanceUrl, seriesUrl } = await storeAndDescribe(ids.studyUid, us, {
       transferSyntax: '1.2.840.10008.1.2.4.50',
       photometric: 'YBR_FULL_422',
@@ -360,7 +360,7 @@ describe('DICOMweb pixel data: deflated, YBR colour, signed 16-bit and 8-bit mon
 
   it('an uncompressed YBR_FULL colour image: its frame is the stored Y/Cb/Cr samples, red drawn red', async () => {
     const ids = await newStudy('US');
-    const us = makeYbrColour(dir, ids, 'ybr-full');
+    const us = makeColourImage(dir, ids, 'ybr-full');
     const { sent, instanceUrl, seriesUrl } = await storeAndDescribe(ids.studyUid, us, {
       transferSyntax: '1.2.840.10008.1.2.1',
       photometric: 'YBR_FULL',
@@ -377,6 +377,28 @@ describe('DICOMweb pixel data: deflated, YBR colour, signed 16-bit and 8-bit mon
 
     for (const url of [`${instanceUrl}/frames/1/rendered`, `${seriesUrl}/thumbnail`]) {
       const image = await rendered(url);
+      expectThirds(thirds(us.width, (x) => image.rgb(x, 24)));
+    }
+  });
+
+  it('an RGB image in RLE Lossless (dcmcrle, one segment per colour): its frame is the RLE data as sent, red drawn red', async () => {
+    const ids = await newStudy('US');
+    const us = makeColourImage(dir, ids, 'rle');
+    const { instanceUrl, seriesUrl } = await storeAndDescribe(ids.studyUid, us, {
+      transferSyntax: '1.2.840.10008.1.2.5',
+      photometric: 'RGB',
+      bitsAllocated: 8,
+      pixelRepresentation: 0,
+      frames: 1,
+    });
+    const [frame] = await frames(instanceUrl, '1');
+    expect(frame!.type).toBe('image/dicom-rle; transfer-syntax=1.2.840.10008.1.2.5');
+    // PS3.5 G.3.1: the RLE header counts three segments, R, G and B.
+    expect(frame!.body.readUInt32LE(0)).toBe(3);
+
+    for (const url of [`${instanceUrl}/frames/1/rendered`, `${seriesUrl}/thumbnail`]) {
+      const image = await rendered(url);
+      expect([image.width, image.height]).toEqual([us.width, us.height]);
       expectThirds(thirds(us.width, (x) => image.rgb(x, 24)));
     }
   });
