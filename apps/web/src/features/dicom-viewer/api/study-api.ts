@@ -114,7 +114,8 @@ const DECODED_IN_BROWSER = new Set([
 
 /**
  * The Accept of a series' files: as stored, or, when one of them is in a syntax the browser cannot
- * decode (JPEG-LS), Explicit VR Little Endian, which the server decodes them to.
+ * decode (JPEG-LS, or a deflated data set), Explicit VR Little Endian, which the server decodes or
+ * inflates them to.
  */
 export function instanceAccept(instances: InstanceInfo[]): string {
   const decodable = instances.every((i) => !i.transferSyntax || DECODED_IN_BROWSER.has(i.transferSyntax));
