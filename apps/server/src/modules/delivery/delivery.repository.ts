@@ -450,19 +450,31 @@ export async function markRead(db: Db, viewerKey: string, examIds: readonly stri
 
 /**
  * markRead as one of the process's grouped writes: committed with the other audit records and
- * read marks of the same event-loop turn; resolves once committed.
+ * read marks of the same event-loop turn; resolves once committed. A mark the reader already sees
+ * is committed (the reader sees nothing else) and its insert would be skipped (the first read time
+ * is kept), so it is not sent to the writes again: reopening a report reads one index entry
+ * instead of inserting a row in the next group.
  */
-export function markReadGrouped(
-  writes: GroupedWrites,
+export async function markReadGrouped(
+  target: { writes: GroupedWrites; reader: SqlReader },
   viewerKey: string,
   examIds: readonly string[],
   readAt: string,
 ): Promise<void> {
-  return writes.write({
-    table: 'examReads',
-    rows: [...new Set(examIds)].map((examId) => ({ viewerKey, examId, readAt })),
-    ignoreConflicts: ['viewerKey', 'examId'],
-  });
+  const unique = [...new Set(examIds)];
+  if (unique.length === 0) return;
+  const r = target.reader;
+  const marked =
+    unique.length === 1
+      ? await r.arrays('select exam_id from exam_reads where viewer_key = ? and exam_id = ?', [viewerKey, unique[0]])
+      : await r.arrays(`select exam_id from exam_reads where viewer_key = ? and exam_id in ${r.listParam}`, [
+          viewerKey,
+          r.list(unique),
+        ]);
+  const done = new Set(marked.map((values) => values[0] as string));
+  const rows = unique.filter((examId) => !done.has(examId)).map((examId) => ({ viewerKey, examId, readAt }));
+  if (rows.length === 0) return;
+  await target.writes.write({ table: 'examReads', rows, ignoreConflicts: ['viewerKey', 'examId'] });
 }
 
 export async function resourceWithExam(

@@ -212,7 +212,12 @@ export async function openResource(
   // The read mark and the trace join the same grouped commit; the file is sent once both are committed.
   await Promise.all([
     key && kind !== 'signature'
-      ? markReadGrouped(ctx.writes, key, [exam.id], ctx.clock.now().toISOString())
+      ? markReadGrouped(
+          { writes: ctx.writes, reader: ctx.database.reader },
+          key,
+          [exam.id],
+          ctx.clock.now().toISOString(),
+        )
       : undefined,
     audit(ctx, request, viewer, protocol, AUDIT_EVENT[kind], [resource]),
   ]);
@@ -410,7 +415,7 @@ async function showAll(
     await Promise.all([
       key
         ? markReadGrouped(
-            ctx.writes,
+            { writes: ctx.writes, reader: ctx.database.reader },
             key,
             reports.map((r) => r.exam.row.id),
             ctx.clock.now().toISOString(),
