@@ -209,14 +209,19 @@ export async function readExam(r: SqlReader, examId: string): Promise<ExamRow | 
   return values ? fromValues<ExamRow>(EXAM_COLUMNS, values, 0) : undefined;
 }
 
-/** A resource and its exam, in one prepared statement of the reader. */
+/**
+ * A resource and its exam, in one prepared statement of the reader. The resource is read first as
+ * a materialised row and then joined: SQLite 3.53 ran the plain join (the same two index searches)
+ * at about 45 µs a call against 10 µs for this form, on the 10,000-protocol benchmark clinic.
+ */
 export async function readResourceWithExam(
   r: SqlReader,
   resourceId: string,
 ): Promise<{ resource: ResourceRow; exam: ExamRow } | undefined> {
   const [values] = await r.arrays(
-    `select ${columnsOf('e', EXAM_COLUMNS)}, ${columnsOf('r', RESOURCE_COLUMNS)}
-      from resources r join exams e on e.id = r.exam_id where r.id = ?`,
+    `with r as materialized (select * from resources where id = ?)
+      select ${columnsOf('e', EXAM_COLUMNS)}, ${columnsOf('r', RESOURCE_COLUMNS)}
+      from r join exams e on e.id = r.exam_id`,
     [resourceId],
   );
   if (!values) return undefined;
