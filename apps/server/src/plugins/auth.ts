@@ -214,7 +214,10 @@ type SessionCheckRow = Omit<SessionTable, 'createdAt'> & {
  * The session, its account and the account's tags, its share, (guests and shares) its protocols
  * and whether one of them is still enabled, the revision of the institutions' settings and that of
  * the caller's lists (list_revisions), in one prepared statement: this runs on every authenticated call, and a list needs nothing else to
- * know who is asking.
+ * know who is asking. The lists' revision is the sum of the caller's scopes (reader, patient,
+ * license, tags: prefixes that never collide), each scope looked up by its key: the same sum as
+ * `scope in (a union of the scopes)`, which built a temporary table on every call (on SQLite about
+ * 30 of the statement's 40 µs).
  */
 function sessionCheckSql(r: SqlReader): string {
   return `select s.id, s.role, s.user_id as "userId", s.share_id as "shareId", s.username,
@@ -231,11 +234,14 @@ function sessionCheckSql(r: SqlReader): string {
     case when s.role = 'GUEST' then (select 1 from session_protocols sp join protocols p on p.id = sp.protocol_id
       where sp.session_id = s.id and p.disabled = 0 limit 1) end as "liveProtocol",
     (select rv.revision from revisions rv where rv.name = 'institutions') as "settingsRevision",
-    case when s.role in ('PATIENT', 'PHYSICIAN', 'EXTERNAL') then (select coalesce(sum(lr.revision), 0)
-      from list_revisions lr where lr.scope in (select 'reader:' || s.user_id
-        union all select 'patient:' || s.user_id where s.role = 'PATIENT'
-        union all select 'license:' || u.license_number || '/' || upper(u.license_state) where s.role = 'PHYSICIAN'
-        union all select 'tag:' || tm.tag_id from tag_members tm where tm.user_id = s.user_id and s.role <> 'PATIENT'))
+    case when s.role in ('PATIENT', 'PHYSICIAN', 'EXTERNAL') then
+      coalesce((select lr.revision from list_revisions lr where lr.scope = 'reader:' || s.user_id), 0)
+      + case when s.role = 'PATIENT' then
+          coalesce((select lr.revision from list_revisions lr where lr.scope = 'patient:' || s.user_id), 0) else 0 end
+      + case when s.role = 'PHYSICIAN' then coalesce((select lr.revision from list_revisions lr
+          where lr.scope = 'license:' || u.license_number || '/' || upper(u.license_state)), 0) else 0 end
+      + case when s.role <> 'PATIENT' then coalesce((select sum(lr.revision) from tag_members tm
+          join list_revisions lr on lr.scope = 'tag:' || tm.tag_id where tm.user_id = s.user_id), 0) else 0 end
     end as "listRevision"
   from sessions s left join users u on u.id = s.user_id left join shares sh on sh.id = s.share_id
   where s.id = ?`;
