@@ -16,6 +16,11 @@ export default function resourceRoutes(ctx: AppContext): FastifyPluginAsync {
         `/api/v2/delivery/resource/${kind}`,
         {
           preHandler,
+          // Files go out as stored: their types are not compressed (app.ts), and an error here is a
+          // line of JSON below the 1 KiB threshold, so @fastify/compress's three hooks would only
+          // look at each answer and pass it on. A GET has no body to decompress.
+          compress: false,
+          decompress: false,
           schema: {
             summary: `Open a ${kind} file`,
             description:
