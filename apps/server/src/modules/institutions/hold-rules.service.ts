@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids.js';
 import { recordAudit } from '../../plugins/audit.js';
 import type { InstitutionActor } from '../accounts/accounts.policy.js';
 import { canManageInstitution } from './institution.policy.js';
-import { findInstitutionRowById } from './institution.repository.js';
+import { findInstitutionRowById, holdInstitutionRow } from './institution.repository.js';
 
 /**
  * Release holds (issue 22): an institution's rules per exam type, edited in the administration
@@ -36,7 +36,11 @@ async function readRules(ctx: Pick<AppContext, 'db'>, institutionId: string): Pr
   }));
 }
 
-/** Replaces an institution's rules with `input` (one transaction); answers them as stored. */
+/**
+ * Replaces an institution's rules with `input` (one transaction, with the institution's row held):
+ * replacements in flight take effect one after the other, so the rules left are one call's list,
+ * never a mix of several, and each trail entry's "before" is what the previous one left.
+ */
 export async function replaceHoldRulesAs(
   ctx: AppContext,
   request: FastifyRequest,
@@ -47,7 +51,7 @@ export async function replaceHoldRulesAs(
   if (!canManageInstitution(actor, institutionId)) throw notFound(ServerMessage.institutionNotFound);
   const now = ctx.clock.now().toISOString();
   await ctx.db.transaction().execute(async (trx) => {
-    const institution = await findInstitutionRowById(trx, institutionId);
+    const institution = await holdInstitutionRow(trx, ctx.dialect, institutionId);
     if (!institution) throw notFound(ServerMessage.institutionNotFound);
     const before = await readRules({ db: trx }, institutionId);
     await trx.deleteFrom('examHoldRules').where('institutionId', '=', institutionId).execute();

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db, Dialect } from '../../db/database.js';
 import type { InstitutionTable, VisualizerSettingTable } from '../../db/schema.js';
 
 export type InstitutionRow = Selectable<InstitutionTable>;
@@ -8,6 +8,16 @@ export type VisualizerSettingRow = Selectable<VisualizerSettingTable>;
 /** True when a database error is a unique-constraint violation (SQLite or PostgreSQL). */
 export function findInstitutionRowById(db: Db, id: string): Promise<InstitutionRow | undefined> {
   return db.selectFrom('institutions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The institution's row, held until the transaction ends (PostgreSQL: `FOR NO KEY UPDATE`, which
+ * waits for another holder but lets rows pointing at the institution be written; SQLite writes one
+ * transaction at a time): changes that replace what hangs from the institution take it in turn.
+ */
+export function holdInstitutionRow(db: Db, dialect: Dialect, id: string): Promise<InstitutionRow | undefined> {
+  const row = db.selectFrom('institutions').selectAll().where('id', '=', id);
+  return (dialect === 'postgres' ? row.forNoKeyUpdate() : row).executeTakeFirst();
 }
 
 export function findInstitutionRowByCode(db: Db, code: string): Promise<InstitutionRow | undefined> {
