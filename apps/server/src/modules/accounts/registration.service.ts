@@ -101,15 +101,17 @@ export async function createPatient(ctx: AppContext, request: FastifyRequest, bo
   if (await findUserByEmail(ctx.db, email)) throw userAlreadyExists();
   if (cpf && (await findUserByCpf(ctx.db, cpf))) throw documentAlreadyAssociated();
 
-  const protocolIds: string[] = [];
+  // The protocols given with their password: each must still be free when the account is made.
+  const claimed: string[] = [];
   if (body.protocol?.trim() || body.protocolPassword) {
     if (!body.protocol?.trim() || !body.protocolPassword) throw badRequest(AccountMessage.protocolPasswordRequired);
-    protocolIds.push(
+    claimed.push(
       ...(await protocolsForNewAccount(ctx, request, { protocol: body.protocol, password: body.protocolPassword })),
     );
   }
   const invitedProtocol = invitation ? tokenPayload(invitation).protocolId : undefined;
-  if (typeof invitedProtocol === 'string' && !protocolIds.includes(invitedProtocol)) protocolIds.push(invitedProtocol);
+  const invited = typeof invitedProtocol === 'string' && !claimed.includes(invitedProtocol) ? [invitedProtocol] : [];
+  const protocolIds = [...claimed, ...invited];
 
   // The inviting institution first, then those of the protocols the account is made with.
   const holder = await holdingInstitution(ctx.db, [
@@ -132,7 +134,12 @@ export async function createPatient(ctx: AppContext, request: FastifyRequest, bo
     await ctx.db.transaction().execute(async (trx) => {
       await insertUser(trx, user);
       if (invitation) await consumeToken(ctx, trx, invitation);
-      await linkProtocolIds(ctx, trx, protocolIds, user.id);
+      // Sign-ups in flight with one protocol all found it free: the first to link it keeps it, and
+      // the others' accounts are not made (their transaction rolls back), as if they came after.
+      if ((await linkProtocolIds(ctx, trx, claimed, user.id)) !== claimed.length) {
+        throw conflict(AccountMessage.protocolLinkedToAnotherAccount);
+      }
+      await linkProtocolIds(ctx, trx, invited, user.id);
       if (body.serviceTerms) await acceptCurrentTermsOnCreation(ctx, trx, user.id, 'PATIENT');
       if (!invitation) {
         const activation = await issueOneTimeToken(ctx, trx, {
