@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { ServerMessage } from '@portal/shared/errors';
 import type { AppContext } from '../context.js';
-import { SEPARATOR, type SqlReader } from '../db/database.js';
+import { type Db, SEPARATOR, type SqlReader } from '../db/database.js';
 import type { SessionRole, SessionTable } from '../db/schema.js';
 import { addMs } from '../lib/clock.js';
 import { AppError, forbidden, unauthorized } from '../lib/errors.js';
@@ -63,6 +63,19 @@ export interface NewSession {
   protocolIds?: string[];
   /** Defaults to the configured session lifetime; a share session ends with its share. */
   expiresAt?: Date;
+  /**
+   * A sign-in with a password: the hash the password was checked against. The session is made
+   * only while it is still the account's, with the account's row held, so a sign-in checked just
+   * before a password change cannot open a session after the change ended the others.
+   */
+  passwordHash?: string | null;
+}
+
+/** The account's password changed between the check of a sign-in and its session. */
+export class PasswordChangedMeanwhile extends Error {
+  constructor() {
+    super('The password changed while the sign-in was checked');
+  }
 }
 
 /** Creates a revocable session row and signs its token (HS256 JWT). */
@@ -74,6 +87,16 @@ export async function issueSession(
   const id = newId();
   const expiresAt = input.expiresAt ?? addMs(now, ctx.config.sessionTtlMs);
   await ctx.db.transaction().execute(async (trx) => {
+    if (input.passwordHash !== undefined) {
+      // PostgreSQL: a password change (an UPDATE of this row) waits for this session or is waited
+      // for, then read again; SQLite runs one transaction at a time.
+      const account = trx
+        .selectFrom('users')
+        .select('passwordHash')
+        .where('id', '=', input.userId ?? '');
+      const row = await (ctx.dialect === 'postgres' ? account.forShare() : account).executeTakeFirst();
+      if (!row || row.passwordHash !== input.passwordHash) throw new PasswordChangedMeanwhile();
+    }
     await trx
       .insertInto('sessions')
       .values({
@@ -119,8 +142,13 @@ export async function revokeSession(ctx: AppContext, sessionId: string): Promise
 }
 
 /** Revokes every live session of a user, except `keepSessionId` when given. */
-export async function revokeUserSessions(ctx: AppContext, userId: string, keepSessionId?: string): Promise<void> {
-  let q = ctx.db
+export async function revokeUserSessions(
+  ctx: AppContext,
+  userId: string,
+  keepSessionId?: string,
+  db: Db = ctx.db,
+): Promise<void> {
+  let q = db
     .updateTable('sessions')
     .set({ revokedAt: ctx.clock.now().toISOString() })
     .where('userId', '=', userId)

@@ -93,11 +93,12 @@ export async function resetPassword(
   const user = row.userId ? await findUserById(ctx.db, row.userId) : await findUserByEmail(ctx.db, row.email ?? '');
   if (!user || user.disabled) throw notFound(ServerMessage.tokenNotFound);
   const passwordHash = await hashPassword(password);
+  // The new password and the end of the sessions commit together: see changePassword.
   await ctx.db.transaction().execute(async (trx) => {
     await consumeToken(ctx, trx, row);
     await updateUser(trx, user.id, { passwordHash, active: 1, updatedAt: ctx.clock.now().toISOString() });
+    await revokeUserSessions(ctx, user.id, undefined, trx);
   });
-  await revokeUserSessions(ctx, user.id);
   await forgetFailures(ctx, attemptSubject.recovery(user.email));
 }
 
@@ -138,11 +139,14 @@ export async function changePassword(
   if (!body.newPassword) throw badRequest(ServerMessage.newPasswordNotInformed);
   await assertCurrentPassword(ctx, request, user, body.currentPassword);
   const password = assertAcceptablePassword(body.newPassword, body.confirmNewPassword);
-  await updateUser(ctx.db, user.id, {
-    passwordHash: await hashPassword(password),
-    updatedAt: ctx.clock.now().toISOString(),
+  const passwordHash = await hashPassword(password);
+  // The new password and the end of the other sessions commit together, and a sign-in checked
+  // against the old password makes its session only while that is still the account's
+  // (issueSession): one in flight across the change is refused, or made before and ended here.
+  await ctx.db.transaction().execute(async (trx) => {
+    await updateUser(trx, user.id, { passwordHash, updatedAt: ctx.clock.now().toISOString() });
+    await revokeUserSessions(ctx, user.id, auth.sessionId, trx);
   });
-  await revokeUserSessions(ctx, user.id, auth.sessionId);
 }
 
 export async function changeEmail(

@@ -8,7 +8,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../lib/errors.js';
 import { verifyPassword } from '../../lib/passwords.js';
 import { recordAudit } from '../../plugins/audit.js';
-import { type AuthContext, issueSession, revokeSession } from '../../plugins/auth.js';
+import { type AuthContext, issueSession, PasswordChangedMeanwhile, revokeSession } from '../../plugins/auth.js';
 import { type Attempt, attemptSubject, guarded, type ThrottleKeys } from '../../plugins/throttle.js';
 import {
   type AccountRow,
@@ -364,13 +364,25 @@ async function openAccountSession(
   const institutionCode = isAdministrationType(account.type)
     ? await institutionCodeById(ctx.db, account.institutionId)
     : (input.customLogin ?? null);
-  const session = await issueSession(ctx, {
-    role,
-    userId: account.id,
-    username: account.email,
-    institutionCode,
-    appKey: input.appKey,
-  });
+  let session: Awaited<ReturnType<typeof issueSession>>;
+  try {
+    session = await issueSession(ctx, {
+      role,
+      userId: account.id,
+      username: account.email,
+      institutionCode,
+      appKey: input.appKey,
+      // A password sign-in opens a session only under the password it checked.
+      ...(method === 'PASSKEY' ? {} : { passwordHash: account.passwordHash }),
+    });
+  } catch (error) {
+    if (!(error instanceof PasswordChangedMeanwhile)) throw error;
+    throw fail(unauthorized(ServerMessage.invalidCredentials), {
+      kind: method,
+      reason: 'PASSWORD_CHANGED',
+      userId: account.id,
+    });
+  }
   await recordAudit(
     ctx,
     {
