@@ -24,7 +24,7 @@ import { issueOneTimeToken } from './one-time-tokens.js';
 import { isUniqueViolation } from '../../db/database.js';
 import {
   addTagMember,
-  deleteTag,
+  deleteTagUnlessUsed,
   findTag,
   findTagByText,
   insertTag,
@@ -35,7 +35,6 @@ import {
   listTags,
   removeTagMember,
   renameTag,
-  tagIsUsedByProtocols,
 } from './tags.repository.js';
 
 /** Authorises first: the caller may administer this institution (403 / 404 as contract 6 and 8 say). */
@@ -256,7 +255,15 @@ export async function updateTag(
   const { tag: before, institution } = await tagOf(ctx, auth, institutionId, tagId);
   const same = await findTagByText(ctx.db, institutionId, tag);
   if (same && same.id !== tagId) throw conflict(AccountMessage.tagAlreadyExists);
-  await renameTag(ctx.db, tagId, tag);
+  let renamed: boolean;
+  try {
+    renamed = await renameTag(ctx.db, tagId, tag);
+  } catch (error) {
+    // Another tag took the name while this call looked: the unique (institution, tag) decides.
+    if (isUniqueViolation(error)) throw conflict(AccountMessage.tagAlreadyExists);
+    throw error;
+  }
+  if (!renamed) throw notFound();
   await auditAdmin(ctx, request, auth, 'TAG_RENAMED', institution.code, { tagId, from: before.tag, to: tag });
   return { id: tagId, tag };
 }
@@ -270,8 +277,10 @@ export async function removeTag(
   tagId: string,
 ) {
   const { tag, institution } = await tagOf(ctx, auth, institutionId, tagId);
-  if (await tagIsUsedByProtocols(ctx.db, tagId)) throw conflict(AccountMessage.tagInUse);
-  await ctx.db.transaction().execute((trx) => deleteTag(trx, tagId));
+  // Looked at again with the tag held: deleted meanwhile (404), or put on a protocol (409).
+  const outcome = await deleteTagUnlessUsed(ctx.db, ctx.dialect, tagId);
+  if (outcome === 'missing') throw notFound();
+  if (outcome === 'used') throw conflict(AccountMessage.tagInUse);
   await auditAdmin(ctx, request, auth, 'TAG_DELETED', institution.code, { tagId, tag: tag.tag });
 }
 

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js';
+import type { Db, Dialect } from '../../db/database.js';
 
 export function listTags(db: Db, institutionId: string) {
   return db
@@ -31,8 +31,10 @@ export async function insertTag(db: Db, row: { id: string; institutionId: string
   await db.insertInto('tags').values(row).execute();
 }
 
-export async function renameTag(db: Db, tagId: string, tag: string) {
-  await db.updateTable('tags').set({ tag }).where('id', '=', tagId).execute();
+/** Renames a tag; false when it is gone (deleted meanwhile). */
+export async function renameTag(db: Db, tagId: string, tag: string): Promise<boolean> {
+  const result = await db.updateTable('tags').set({ tag }).where('id', '=', tagId).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export async function tagIsUsedByProtocols(db: Db, tagId: string): Promise<boolean> {
@@ -40,7 +42,26 @@ export async function tagIsUsedByProtocols(db: Db, tagId: string): Promise<boole
   return !!row;
 }
 
-export async function deleteTag(db: Db, tagId: string) {
+/**
+ * Deletes a tag unless protocols carry it, with the tag's row held while it looks (PostgreSQL:
+ * `FOR UPDATE`, which also waits for a protocol being tagged with it; SQLite writes one transaction
+ * at a time): deletions in flight delete it once, and a protocol tagged meanwhile keeps it.
+ */
+export async function deleteTagUnlessUsed(
+  db: Db,
+  dialect: Dialect,
+  tagId: string,
+): Promise<'deleted' | 'missing' | 'used'> {
+  return db.transaction().execute(async (trx) => {
+    const row = trx.selectFrom('tags').select('id').where('id', '=', tagId);
+    if (!(await (dialect === 'postgres' ? row.forUpdate() : row).executeTakeFirst())) return 'missing';
+    if (await tagIsUsedByProtocols(trx, tagId)) return 'used';
+    await deleteTag(trx, tagId);
+    return 'deleted';
+  });
+}
+
+async function deleteTag(db: Db, tagId: string) {
   await db.updateTable('users').set({ favoriteTagId: null }).where('favoriteTagId', '=', tagId).execute();
   await db.deleteFrom('tagMembers').where('tagId', '=', tagId).execute();
   await db.deleteFrom('tags').where('id', '=', tagId).execute();

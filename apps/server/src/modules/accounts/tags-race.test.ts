@@ -1,0 +1,95 @@
+import { AccountMessage } from '@portal/shared/schemas/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
+import { makeInstitution, makeUser } from '../delivery/test-factories.js';
+
+const IN_FLIGHT = 32;
+const BASE = '/api/administrationbe';
+
+/**
+ * An institution's tags changed by many console calls at once: a tag is deleted once (one trail
+ * entry), members added meanwhile go with it or are refused, and a name two tags reach for at the
+ * same time goes to one of them while the others are told it is taken (never a server error).
+ */
+describe('tags under concurrent console calls', () => {
+  let portal: TestPortal;
+  let admin = '';
+  let institutionId = '';
+  const call = (method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) =>
+    portal.app.inject({ method, url, headers: bearer(admin), ...(payload ? { payload } : {}) });
+  const newTag = async (tag: string) =>
+    (await call('POST', `${BASE}/institution/${institutionId}/tags`, { tag })).json().data.id as string;
+  const trail = (event: string, tagId: string) =>
+    portal.ctx.db
+      .selectFrom('auditEvents')
+      .select('id')
+      .where('event', '=', event)
+      .where('macro', 'like', `%${tagId}%`)
+      .execute();
+
+  beforeAll(async () => {
+    portal = await startTestPortal();
+    institutionId = (await makeInstitution(portal.ctx, { name: 'Clinica Tags' })).id;
+    const user = await makeUser(portal.ctx, { type: 'ADMIN', name: 'Admin' });
+    admin = await portal.sessionFor({ role: 'ADMIN', userId: user.id, username: user.email });
+  });
+  afterAll(async () => portal?.destroy());
+
+  it(`deletes a tag once when deletions and member additions, ${IN_FLIGHT} in all, are in flight`, async () => {
+    const tagId = await newTag('Cardiologia');
+    const url = `${BASE}/institution/${institutionId}/tags/${tagId}`;
+    const answers = await Promise.all(
+      Array.from({ length: IN_FLIGHT }, (_, i) =>
+        i % 2
+          ? call('DELETE', url)
+          : call('POST', `${url}/users`, { email: `externo${i}@mail.test`, name: `Externo ${i}` }),
+      ),
+    );
+    const deletions = answers.filter((_, i) => i % 2).map((a) => a.statusCode);
+    const additions = answers.filter((_, i) => i % 2 === 0).map((a) => a.statusCode);
+    expect(
+      deletions.filter((s) => s === 200),
+      deletions.join(','),
+    ).toHaveLength(1);
+    expect(
+      deletions.filter((s) => s !== 200).every((s) => s === 404),
+      deletions.join(','),
+    ).toBe(true);
+    expect(
+      additions.every((s) => s === 201 || s === 404),
+      additions.join(','),
+    ).toBe(true);
+    expect(await trail('TAG_DELETED', tagId)).toHaveLength(1);
+    expect(await portal.ctx.db.selectFrom('tags').select('id').where('id', '=', tagId).execute()).toEqual([]);
+    expect(await portal.ctx.db.selectFrom('tagMembers').select('userId').where('tagId', '=', tagId).execute()).toEqual(
+      [],
+    );
+  });
+
+  it(`gives a name to one tag when ${IN_FLIGHT} renames of four tags to it are in flight`, async () => {
+    const ids = [await newTag('Norte'), await newTag('Sul'), await newTag('Leste'), await newTag('Oeste')];
+    const answers = await Promise.all(
+      Array.from({ length: IN_FLIGHT }, (_, i) =>
+        call('PUT', `${BASE}/institution/${institutionId}/tags/${ids[i % ids.length]}`, { tag: 'Centro' }),
+      ),
+    );
+    const statuses = answers.map((a) => a.statusCode);
+    expect(
+      statuses.every((s) => s === 200 || s === 409),
+      statuses.join(','),
+    ).toBe(true);
+    for (const a of answers.filter((x) => x.statusCode === 409)) {
+      expect(a.json().message).toBe(AccountMessage.tagAlreadyExists);
+    }
+    const named = await portal.ctx.db
+      .selectFrom('tags')
+      .select('id')
+      .where('institutionId', '=', institutionId)
+      .where('tag', '=', 'Centro')
+      .execute();
+    expect(named).toHaveLength(1);
+    // Every rename answered 200 renamed that tag.
+    const winners = new Set(answers.flatMap((a, i) => (a.statusCode === 200 ? [ids[i % ids.length]] : [])));
+    expect([...winners]).toEqual([named[0]!.id]);
+  });
+});
