@@ -244,12 +244,20 @@ export async function protocolShareCounts(db: Db, protocolId: string, now: strin
   return { total: n(row?.total), active: n(row?.active) };
 }
 
-export async function setProtocolDisabled(db: Db, id: string, disabled: boolean, now: string): Promise<void> {
-  await db
+/**
+ * Disables or re-enables a protocol unless it already is: true when this call changed it. The
+ * condition is in the UPDATE, so of calls in flight one changes it (PostgreSQL re-reads the row
+ * once the lock of the one before is released; SQLite writes one at a time) and the others see
+ * nothing to change.
+ */
+export async function setProtocolDisabled(db: Db, id: string, disabled: boolean, now: string): Promise<boolean> {
+  const result = await db
     .updateTable('protocols')
     .set({ disabled: disabled ? 1 : 0, updatedAt: now })
     .where('id', '=', id)
-    .execute();
+    .where('disabled', '=', disabled ? 0 : 1)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export interface AuditFilter {

@@ -246,7 +246,8 @@ export async function changeProtocolStatus(
   const row = await reachableProtocol(ctx, op, id);
   if ((row.disabled === 1) !== change.disabled) {
     await ctx.db.transaction().execute(async (trx) => {
-      await setProtocolDisabled(trx, id, change.disabled, ctx.clock.now().toISOString());
+      // Changed meanwhile by another call in flight: nothing happened here, nothing to trace.
+      if (!(await setProtocolDisabled(trx, id, change.disabled, ctx.clock.now().toISOString()))) return;
       await recordAudit(
         ctx,
         {
