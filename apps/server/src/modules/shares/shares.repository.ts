@@ -74,20 +74,24 @@ export async function shareProtocolIds(db: Db, shareId: string) {
   return rows;
 }
 
-/** Ends a share and, in the same transaction, every session opened with its token. */
-export async function cancelShare(db: Db, shareId: string, now: string): Promise<void> {
-  await db
+/**
+ * Ends a share and, in the same transaction, every session opened with its token. True when this
+ * call ended it (of calls in flight, one: the condition is in the UPDATE).
+ */
+export async function cancelShare(db: Db, shareId: string, now: string): Promise<boolean> {
+  const result = await db
     .updateTable('shares')
     .set({ active: 0, canceledAt: now })
     .where('id', '=', shareId)
     .where('active', '=', 1)
-    .execute();
+    .executeTakeFirst();
   await db
     .updateTable('sessions')
     .set({ revokedAt: now })
     .where('shareId', '=', shareId)
     .where('revokedAt', 'is', null)
     .execute();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 export async function listPatientShares(db: Db, userId: string, page: number, size: number) {

@@ -196,8 +196,8 @@ export async function revokeShare(ctx: AppContext, request: FastifyRequest, auth
   const protocols = await shareProtocolIds(ctx.db, share.id);
   const now = ctx.clock.now().toISOString();
   await ctx.db.transaction().execute(async (trx) => {
-    await cancelShare(trx, share.id, now);
-    if (!share.active) return;
+    // Ended already, or by another revocation in flight: revoked once, traced once.
+    if (!(await cancelShare(trx, share.id, now))) return;
     for (const protocol of protocols) {
       await recordAudit(
         ctx,
