@@ -1,6 +1,16 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import {
+  CamelCasePlugin,
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
+} from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { privateDir, privateFile, privateIfPresent } from '../lib/private-files.js';
@@ -8,6 +18,30 @@ import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
+
+/**
+ * SQLite transactions take the write lock when they begin (`BEGIN IMMEDIATE`). A deferred one that
+ * reads first and writes afterwards cannot upgrade its read once the write thread (grouped writes,
+ * a connection of its own) has committed in between: SQLite answers "database is locked" at once,
+ * without waiting, because its snapshot is stale. Taken at the start, the lock waits its turn
+ * (`busy_timeout`) instead. The main connection runs one transaction at a time anyway.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
 
 // pg answers int8 (count(*), bigint columns) as strings; every such value here fits a JS number.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -121,7 +155,7 @@ export function openDatabase(config: Config['database']): DatabaseHandle {
     sqlite.pragma('temp_store = MEMORY');
     cacheStatements(sqlite);
     const db = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: sqlite }),
+      dialect: new ImmediateSqliteDialect({ database: sqlite }),
       plugins: [new CamelCasePlugin()],
     });
     // Reads of the hot paths (and health checks) use a connection of their own: in WAL mode it
