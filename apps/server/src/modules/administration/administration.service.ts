@@ -514,7 +514,12 @@ async function auditAccount(
   );
 }
 
-/** Disables or re-enables an account; disabling also ends its sessions. */
+/**
+ * Disables or re-enables an account, ending its sessions either way: disabling shuts them, and
+ * enabling again ends any a sign-in in flight made while it was being disabled, which would
+ * otherwise come back to life with the account (no request of a disabled account is served, so
+ * no session is lost that was in use).
+ */
 export async function changeAccountDisabled(
   ctx: AppContext,
   request: FastifyRequest,
@@ -523,8 +528,10 @@ export async function changeAccountDisabled(
   disabled: boolean,
 ) {
   const account = await reachableAccount(ctx, op, id);
-  await setAccountDisabled(ctx.db, id, disabled, ctx.clock.now().toISOString());
-  if (disabled) await revokeUserSessions(ctx, id);
+  await ctx.db.transaction().execute(async (trx) => {
+    await setAccountDisabled(trx, id, disabled, ctx.clock.now().toISOString());
+    await revokeUserSessions(ctx, id, undefined, trx);
+  });
   await auditAccount(ctx, request, op, disabled ? 'ACCOUNT_DISABLED' : 'ACCOUNT_ENABLED', account);
 }
 
