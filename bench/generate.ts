@@ -306,7 +306,6 @@ export async function generateClinic(
           signedCrc32: null,
           verificationCode: nextCode(),
           signatureCheck: null,
-          stampedSha256: null,
           createdAt: iso,
           updatedAt: iso,
         });
