@@ -67,15 +67,28 @@ bs3_version=$(node -p "require('$bs3_src/package.json').version")
 bs3_dir="$cache/better-sqlite3-$bs3_version-node$headers-$platform"
 binding="$bs3_dir/build/Release/better_sqlite3.node"
 
+# A cached binding that does not load in this Node (built by an earlier, wrong compile) is rebuilt.
+if [ -f "$binding" ] && ! "$node_dir/bin/node" -e 'require(process.argv[1])' "$binding" 2>/dev/null; then
+  echo "with-node.sh: the cached better-sqlite3 does not load in Node $version; compiling it again" >&2
+  rm -f "$binding"
+fi
 if [ ! -f "$binding" ]; then
   echo "with-node.sh: compiling better-sqlite3 $bs3_version against Node $headers headers (ABI $abi)" >&2
   tmp=$(mktemp -d "$cache/.build.XXXXXX")
   cp -r "$bs3_src/binding.gyp" "$bs3_src/deps" "$bs3_src/src" "$bs3_src/package.json" "$tmp/"
   node_gyp=$(dirname "$(npm root -g)")/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js
   [ -f "$node_gyp" ] || node_gyp=$(npm prefix -g)/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js
-  (cd "$tmp" && PATH="$headers_dir/bin:$PATH" JOBS=${JOBS:-2} \
+  # npm exports its own config to the scripts it runs (npm test): an `npm_config_nodedir` (Debian's
+  # npm sets nodedir=/usr) or target would make node-gyp build against the machine's Node instead.
+  (cd "$tmp" && env -u npm_config_nodedir -u npm_config_target -u npm_config_runtime -u npm_config_disturl \
+    PATH="$headers_dir/bin:$PATH" JOBS=${JOBS:-2} \
     "$headers_dir/bin/node" "$node_gyp" rebuild --release --nodedir="$headers_dir" >build.log 2>&1) || {
     tail -40 "$tmp/build.log" >&2
+    exit 1
+  }
+  # The binding must load in the Node it was built for, or the cache would keep a wrong one.
+  "$node_dir/bin/node" -e 'require(process.argv[1])' "$tmp/build/Release/better_sqlite3.node" || {
+    echo "with-node.sh: the compiled better-sqlite3 does not load in Node $version" >&2
     exit 1
   }
   rm -rf "$bs3_dir"
