@@ -285,11 +285,23 @@ describe('three portal processes behind nginx on one PostgreSQL and one S3 bucke
     const physicianRound = async (k: number) => {
       const physician = physicians[k]!;
       const asked = Date.now();
-      const list = await request('list', 'GET', '/api/delivery/persistence/protocols/physician?size=1000', {
-        headers: bearer(physician.token),
-      });
-      if (list.status !== 200) return;
-      const items = (list.json() as { data: { items: Array<{ requestId: string; number: string }> } }).data.items;
+      // Every page of his list: a page holds at most PAGE_SIZE_MAX (100) protocols, and a quiet
+      // machine ingests more than that for one physician within the load's 30 s.
+      const items: Array<{ requestId: string; number: string }> = [];
+      for (let page = 1; ; page += 1) {
+        const list = await request(
+          'list',
+          'GET',
+          `/api/delivery/persistence/protocols/physician?size=100&page=${page}`,
+          {
+            headers: bearer(physician.token),
+          },
+        );
+        if (list.status !== 200) return;
+        const got = (list.json() as { data: { items: Array<{ requestId: string; number: string }> } }).data.items;
+        items.push(...got);
+        if (got.length < 100) break;
+      }
       const listed = new Set(items.map((p) => p.number));
       for (const a of acknowledged) {
         if (a.physician === k && a.protocolAt < asked && !listed.has(a.number)) stale.push(`${a.number} for dr${k}`);
