@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attemptSubject } from '../../plugins/throttle.js';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
 import { makeUser } from './test-factories.js';
+import { postLogin } from '../auth/auth.test-support.js';
 
 const IN_FLIGHT = 32;
 
@@ -42,18 +43,7 @@ describe('password change against sign-ins in flight', () => {
     const signIns: Promise<Awaited<typeof change>>[] = [];
     for (let i = 0; i < IN_FLIGHT; i++) {
       signIns.push(
-        portal.app.inject({
-          method: 'POST',
-          url: '/api/v2/auth/login',
-          remoteAddress: `10.8.0.${i + 1}`,
-          payload: {
-            userName: 'mudanca@mail.test',
-            password: 'Antiga#Senha1',
-            dateOfBirth: '',
-            tokenMFA: '',
-            appKey: 'login',
-          },
-        }),
+        postLogin(portal.app, { userName: 'mudanca@mail.test', password: 'Antiga#Senha1' }, `10.8.0.${i + 1}`),
       );
       await sleep(15);
     }

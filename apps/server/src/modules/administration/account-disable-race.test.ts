@@ -2,8 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
 import { makeUser } from '../accounts/test-factories.js';
+import { postLogin } from '../auth/auth.test-support.js';
 
 const IN_FLIGHT = 32;
+const ACCOUNT = { userName: 'desativada@mail.test', password: 'Conta#Segura2026' };
 
 /**
  * An account disabled to shut someone out, then enabled again once it is safe: sign-ins that were
@@ -29,20 +31,7 @@ describe('account disabled and enabled again against sign-ins in flight', () => 
       });
     const signIns: Promise<Awaited<ReturnType<typeof setDisabled>>>[] = [];
     for (let i = 0; i < IN_FLIGHT; i++) {
-      signIns.push(
-        portal.app.inject({
-          method: 'POST',
-          url: '/api/v2/auth/login',
-          remoteAddress: `10.9.0.${i + 1}`,
-          payload: {
-            userName: 'desativada@mail.test',
-            password: 'Conta#Segura2026',
-            dateOfBirth: '',
-            tokenMFA: '',
-            appKey: 'login',
-          },
-        }),
-      );
+      signIns.push(postLogin(portal.app, ACCOUNT, `10.9.0.${i + 1}`));
       if (i === 4) expect((await setDisabled(true)).statusCode).toBe(200);
       await sleep(10);
     }
@@ -66,18 +55,7 @@ describe('account disabled and enabled again against sign-ins in flight', () => 
       payload: {},
     });
     expect(unlocked.statusCode).toBe(200);
-    const fresh = await portal.app.inject({
-      method: 'POST',
-      url: '/api/v2/auth/login',
-      remoteAddress: '10.9.1.1',
-      payload: {
-        userName: 'desativada@mail.test',
-        password: 'Conta#Segura2026',
-        dateOfBirth: '',
-        tokenMFA: '',
-        appKey: 'login',
-      },
-    });
+    const fresh = await postLogin(portal.app, ACCOUNT, '10.9.1.1');
     expect(fresh.statusCode).toBe(200);
     expect((await me(fresh.json().data.accessToken as string)).statusCode).toBe(200);
   });
