@@ -82,6 +82,28 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
   }
 }
 
+type Rgba = { r: number; g: number; b: number; a: number };
+
+/** A colour as the browser computes it (`rgb()`, `rgba()` or `color(srgb …)`), channels 0 to 255. */
+function rgbaOf(css: string): Rgba {
+  const values = (css.match(/[\d.]+/g) ?? []).map(Number);
+  const scale = css.startsWith('color(') ? 255 : 1;
+  return { r: values[0]! * scale, g: values[1]! * scale, b: values[2]! * scale, a: values[3] ?? 1 };
+}
+
+/** WCAG's contrast ratio of two opaque colours. */
+function contrastRatio(one: Rgba, other: Rgba): number {
+  const luminance = ({ r, g, b }: Rgba) => {
+    const [R, G, B] = [r, g, b].map((v) => {
+      const c = v / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * R! + 0.7152 * G! + 0.0722 * B!;
+  };
+  const [light, dark] = [luminance(one), luminance(other)].sort((a, b) => b - a);
+  return (light! + 0.05) / (dark! + 0.05);
+}
+
 /**
  * WCAG's contrast ratio of an element's text against what is really drawn behind it: its own
  * background and its ancestors', translucent tints (a light badge's, a striped row's) laid over
@@ -97,29 +119,16 @@ export async function drawnContrastOf(locator: Locator): Promise<number> {
     }
     return [getComputedStyle(element).color, backgrounds];
   });
-  const rgba = (css: string) => {
-    const values = (css.match(/[\d.]+/g) ?? []).map(Number);
-    const scale = css.startsWith('color(') ? 255 : 1;
-    return { r: values[0]! * scale, g: values[1]! * scale, b: values[2]! * scale, a: values[3] ?? 1 };
-  };
   // From the page's white up through each layer to the element's own background.
   const behind = layers.reverse().reduce(
     (below, css) => {
-      const top = rgba(css);
+      const top = rgbaOf(css);
       const mix = (a: number, b: number) => a * top.a + b * (1 - top.a);
       return { r: mix(top.r, below.r), g: mix(top.g, below.g), b: mix(top.b, below.b), a: 1 };
     },
-    { r: 255, g: 255, b: 255, a: 1 },
+    { r: 255, g: 255, b: 255, a: 1 } as Rgba,
   );
-  const luminance = ({ r, g, b }: { r: number; g: number; b: number }) => {
-    const [R, G, B] = [r, g, b].map((v) => {
-      const c = v / 255;
-      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * R! + 0.7152 * G! + 0.0722 * B!;
-  };
-  const [light, dark] = [luminance(rgba(text)), luminance(behind)].sort((a, b) => b - a);
-  return (light! + 0.05) / (dark! + 0.05);
+  return contrastRatio(rgbaOf(text), behind);
 }
 
 /** Phones first: at 360 px wide the screen must not scroll sideways. */
@@ -141,13 +150,5 @@ export async function contrastOf(locator: Locator): Promise<number> {
     const style = getComputedStyle(element);
     return [style.color, style.backgroundColor];
   });
-  const luminance = (css: string) => {
-    const [r, g, b] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
-      const c = Number(v) / 255;
-      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
-  };
-  const [light, dark] = [luminance(text), luminance(background)].sort((a, b) => b - a);
-  return (light! + 0.05) / (dark! + 0.05);
+  return contrastRatio(rgbaOf(text), rgbaOf(background));
 }
