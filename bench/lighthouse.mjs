@@ -4,8 +4,9 @@
 // only. Builds nothing: expects apps/web/dist and apps/server/dist.
 // Usage: node --import tsx bench/lighthouse.mjs   (LH_RUNS=3, WEB_PROTOCOLS=100, CHROMIUM_PATH=/usr/bin/chromium;
 // LH_DETAILS=1 also prints each layout shift's element and the scripts' main-thread time;
-// LH_REFERENCE=<another built checkout> measures it too, its runs taking turns with this one's)
-/* global location */
+// LH_REFERENCE=<another built checkout> measures it too, its runs taking turns with this one's;
+// LH_PAGES=login,patient,physician picks the pages)
+/* global location, document */
 import os from 'node:os';
 import lighthouse from 'lighthouse';
 import puppeteer from 'puppeteer-core';
@@ -51,6 +52,16 @@ async function audit(page, url, keepStorage) {
     for (const item of (audits['bootup-time']?.details?.items ?? []).slice(0, 5)) {
       console.log(`  ${url} script ${item.url}: ${Math.round(item.total)} ms`);
     }
+    // The element Lighthouse took for the largest paint, and when it was drawn.
+    const lcpAudit = audits['largest-contentful-paint-element'];
+    if (process.env.LH_DETAILS === 'lcp') {
+      for (const [key, value] of Object.entries(audits)) {
+        if (/lcp|largest/i.test(key)) console.log(key, JSON.stringify(value).slice(0, 1200));
+      }
+    }
+    const lcpItems = lcpAudit?.details?.items ?? [];
+    const lcpNode = lcpItems[0]?.items?.[0]?.node ?? lcpItems[0]?.node;
+    if (lcpNode) console.log(`  ${url} largest paint: ${lcpNode.selector ?? '?'} ${lcpNode.snippet ?? ''}`);
   }
   return {
     score: Math.round(categories.performance.score * 100),
@@ -79,10 +90,10 @@ try {
   for (const build of builds) build.users = await seedDashboards(build.portal, PROTOCOLS);
 
   const targets = [
-    { label: '/login', path: '/login' },
-    { label: 'patient dashboard', path: '/dashboard/patient/protocols', user: 'patientUser' },
-    { label: 'physician dashboard', path: '/dashboard/physician/protocols', user: 'physicianUser' },
-  ];
+    { key: 'login', label: '/login', path: '/login' },
+    { key: 'patient', label: 'patient dashboard', path: '/dashboard/patient/protocols', user: 'patientUser' },
+    { key: 'physician', label: 'physician dashboard', path: '/dashboard/physician/protocols', user: 'physicianUser' },
+  ].filter((target) => !process.env.LH_PAGES || process.env.LH_PAGES.split(',').includes(target.key));
   const figures = [];
   for (const target of targets) {
     const runs = builds.map(() => []);
@@ -102,6 +113,12 @@ try {
         const user = build.users[target.user];
         const { context, page } = await quietPage();
         await page.goto(`${build.portal.base}/login`);
+        // The app's own form, running (login.html's drawn screen is replaced or taken over first).
+        await page.waitForFunction(
+          () =>
+            !document.querySelector('.drawn-screen') &&
+            document.querySelector('[data-testid="login-submit"]:not([disabled])'),
+        );
         await page.locator('input[name="userName"]').fill(user.email);
         await page.locator('input[type="password"]').fill(user.password);
         await Promise.all([page.waitForNavigation(), page.locator('[data-testid="login-submit"]').click()]);

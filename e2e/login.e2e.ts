@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   expectAccessible,
@@ -188,6 +188,130 @@ describe('login screen', () => {
     await page.getByText('Não foi possível ativar a conta').waitFor();
     await expectAccessible(page, '/login?activeSuccess=false');
     await page.context().close();
+  });
+});
+
+/**
+ * A page whose scripts wait until `release()` is called: what a slow phone shows before the app's
+ * code has arrived. Records script errors, console errors and whether a loader ever appeared.
+ */
+async function openBeforeCode(
+  path: string,
+  visit: (context: BrowserContext) => Promise<unknown> = async () => undefined,
+) {
+  const context = await newContext(browser, portal.baseUrl);
+  await visit(context);
+  await context.addInitScript(() => {
+    const seen = window as unknown as { loaderShown: boolean };
+    seen.loaderShown = false;
+    new MutationObserver(() => {
+      if (document.body?.textContent?.includes('Carregando…')) seen.loaderShown = true;
+    }).observe(document, { childList: true, subtree: true, characterData: true });
+  });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    // An answer's status (the sign-in refused with 404) is the browser's note, not the app's error.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+      errors.push(message.text());
+  });
+  let release = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/assets/*.js', async (route) => {
+    await gate;
+    await route.continue();
+  });
+  // The page's module scripts hold DOMContentLoaded back: waiting for the answer alone.
+  await page.goto(path, { waitUntil: 'commit' });
+  return { page, errors, release };
+}
+
+describe('sign-in screen drawn at build time', () => {
+  it('shows a first visit the whole screen before any code arrives, then the app takes that very screen over', async () => {
+    const { page, errors, release } = await openBeforeCode('/login');
+    await page.getByRole('heading', { level: 1, name: 'Entrega de resultados' }).waitFor();
+    // The warning and the cookie banner of a first visit are drawn too (the warning's name is set
+    // by the app once running).
+    const warning = page.getByRole('dialog');
+    await warning.waitFor();
+    expect(await warning.textContent()).toContain('Não pague por exames entregues em casa');
+    await page.getByTestId('cookie-consent').waitFor();
+    expect(await page.title()).toBe('Acesso | Entrega de Resultados');
+    // Nothing can be sent before the app runs: a form sent by the browser would put the password
+    // in the address.
+    expect(await page.getByTestId('login-submit').isDisabled()).toBe(true);
+    expect(await page.evaluate(() => document.querySelectorAll('script:not([src])').length)).toBe(0);
+    await screenshotBothWidths(page, 'login-drawn-before-code');
+    await page.evaluate(() => {
+      (window as unknown as { drawnHeading: Element | null }).drawnHeading = document.querySelector('h1');
+    });
+    await page.getByTestId('login-username').fill('ninguem@example.com');
+    await page.getByTestId('login-password').fill('senha-errada');
+
+    release();
+    await page.waitForFunction(() => !document.querySelector('[data-testid="login-submit"]')?.hasAttribute('disabled'));
+    // The same heading element: the app took the drawn markup over instead of drawing it again.
+    expect(
+      await page.evaluate(
+        () => (window as unknown as { drawnHeading: Element | null }).drawnHeading === document.querySelector('h1'),
+      ),
+    ).toBe(true);
+    expect(await page.getByTestId('login-username').inputValue()).toBe('ninguem@example.com');
+    expect(await page.getByTestId('login-password').inputValue()).toBe('senha-errada');
+    await dismissScamWarning(page);
+    await page.getByRole('button', { name: 'Aceitar e continuar' }).click();
+    await page.getByTestId('cookie-consent').waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.getByText('Acesso indisponível', { exact: false }).waitFor();
+    expect(errors).toEqual([]);
+    expect(await page.evaluate(() => (window as unknown as { loaderShown: boolean }).loaderShown)).toBe(false);
+    await page.context().close();
+  });
+
+  it('leaves the cookie banner out for a visitor who accepted it on an earlier visit', async () => {
+    const { page, errors, release } = await openBeforeCode('/login', (context) =>
+      context.addInitScript(() => localStorage.setItem('portal.cookieConsent', JSON.stringify('accepted'))),
+    );
+    await page.getByRole('heading', { level: 1, name: 'Entrega de resultados' }).waitFor();
+    await page.getByRole('dialog').waitFor();
+    expect(await page.getByTestId('cookie-consent').isVisible()).toBe(false);
+    release();
+    await page.getByRole('dialog', { name: 'Atenção a golpes' }).waitFor();
+    await page.getByTestId('cookie-consent').waitFor({ state: 'detached' });
+    await dismissScamWarning(page);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows nothing drawn to a visit the drawing does not fit until the app draws its own screen', async () => {
+    const visits: Array<[string, string, (context: BrowserContext) => Promise<unknown>, string]> = [
+      [
+        '/login',
+        'pt-BR',
+        (context) => context.addInitScript(() => sessionStorage.setItem('portal.scamWarningSeen', '1')),
+        'Entrar',
+      ],
+      [
+        '/login',
+        'es',
+        (context) => context.addInitScript(() => sessionStorage.setItem('portal.language', 'es')),
+        'Ingresar',
+      ],
+      ['/login?activeSuccess=true', 'pt-BR', async () => {}, 'Entrar'],
+    ];
+    for (const [path, lang, visit, submit] of visits) {
+      const { page, errors, release } = await openBeforeCode(path, visit);
+      const drawn = page.locator('.drawn-screen');
+      await drawn.waitFor({ state: 'attached' });
+      expect(await drawn.evaluate((element) => getComputedStyle(element).visibility), path).toBe('hidden');
+      release();
+      await page.locator('.drawn-screen').waitFor({ state: 'detached' });
+      await page.getByRole('button', { name: submit, exact: true }).waitFor();
+      expect(await page.locator('html').getAttribute('lang')).toBe(lang);
+      expect(errors).toEqual([]);
+      await page.context().close();
+    }
   });
 });
 

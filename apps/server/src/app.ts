@@ -271,6 +271,8 @@ async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<vo
   const dist = ctx.config.webDist ?? path.resolve(here, '../../web/dist');
   const indexFile = path.join(dist, 'index.html');
   const hasWeb = fs.existsSync(indexFile);
+  // The sign-in screen drawn at build time (apps/web/src/prerender.tsx), sent for /login.
+  const hasDrawnLogin = fs.existsSync(path.join(dist, 'login.html'));
   const adminDist = ctx.config.adminDist ?? path.resolve(here, '../../admin/dist');
   const adminIndex = path.join(adminDist, 'index.html');
   const hasAdmin = fs.existsSync(adminIndex);
@@ -307,8 +309,9 @@ async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<vo
       return reply.status(503).type('text/plain').send('The web app is not built yet: run `npm run build`.');
     }
     if (!admin) {
-      // Through @fastify/static, so index.html goes out precompressed like the rest (no-cache).
-      return reply.sendFile('index.html');
+      // Through @fastify/static, so the page goes out precompressed like the rest (no-cache).
+      const pathname = request.url.split('?', 1)[0];
+      return reply.sendFile(hasDrawnLogin && pathname === '/login' ? 'login.html' : 'index.html');
     }
     return reply
       .header('cache-control', 'no-cache')

@@ -26,6 +26,7 @@ describe('compressed answers', () => {
       fs.writeFileSync(`${file}.gz`, zlib.gzipSync(text));
     };
     write(path.join(webDist, 'index.html'), `<!doctype html><title>Portal</title>${'<p>x</p>'.repeat(200)}`);
+    write(path.join(webDist, 'login.html'), `<!doctype html><title>Acesso</title>${'<p>drawn</p>'.repeat(200)}`);
     write(path.join(webDist, 'assets', 'app-abc123.js'), script);
     fs.writeFileSync(path.join(webDist, 'robots.txt'), 'User-agent: *\nDisallow: /api\n');
     portal = await startTestPortal({ env: { WEB_DIST: webDist } });
@@ -62,6 +63,18 @@ describe('compressed answers', () => {
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(plain.headers.vary).toMatch(/accept-encoding/i);
     expect(plain.body).toBe(script);
+  });
+
+  it('sends the sign-in screen drawn at build time for /login, with or without a query, and only there', async () => {
+    for (const url of ['/login', '/login?activeSuccess=true']) {
+      const page = await get(url, 'br');
+      expect(page.headers['content-encoding']).toBe('br');
+      expect(page.headers['cache-control']).toBe('no-cache');
+      expect(zlib.brotliDecompressSync(page.rawPayload).toString()).toContain('<title>Acesso</title>');
+    }
+    for (const url of ['/', '/login-cv', '/login/x', '/dashboard/patient/protocols']) {
+      expect((await get(url)).body, url).toContain('<title>Portal</title>');
+    }
   });
 
   it('compresses the app page of every route and a large JSON answer, not a small one', async () => {

@@ -1,5 +1,5 @@
 import { lazy, type ReactNode } from 'react';
-import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
+import { Navigate, type RouteObject } from 'react-router';
 import { i18n, type Namespace } from '../lib/i18n';
 import { AppLayout } from './layout/app-layout';
 import { RequireAuth } from './layout/require-auth';
@@ -172,5 +172,3 @@ export const routes: RouteObject[] = [
     ],
   },
 ];
-
-export const router = createBrowserRouter(routes);

@@ -29,6 +29,8 @@ const lazyBackend: BackendModule = {
 
 /** The language of this visit: ?language= first, then the session's choice, then pt-br. */
 export function initialLanguage(): Language {
+  // Drawn at build time (prerender.tsx): a first visit's language.
+  if (typeof window === 'undefined') return DEFAULT_LANGUAGE;
   const fromQuery = normalizeLanguage(new URLSearchParams(window.location.search).get('language'));
   if (fromQuery) {
     sessionStorage.setItem(LANGUAGE_KEY, fromQuery);
@@ -51,6 +53,7 @@ export async function changeLanguage(language: Language): Promise<void> {
 
 i18next.on('languageChanged', (language) => {
   const lang = normalizeLanguage(language) ?? DEFAULT_LANGUAGE;
+  if (typeof document === 'undefined') return;
   document.documentElement.lang = HTML_LANG[lang];
 });
 

@@ -1,19 +1,17 @@
 import { Anchor, Button, Container, Group, Paper, Text } from '@mantine/core';
-import { useLocalStorage } from '@mantine/hooks';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
+import { useStoredValue } from '../../lib/stored-flag';
 
 const CONSENT_KEY = 'portal.cookieConsent';
+const ACCEPTED = JSON.stringify('accepted');
 
 /** Spec 1: the cookie-consent banner; the acceptance is remembered on this browser. */
 export function CookieConsent() {
   const { t } = useTranslation();
-  const [consent, setConsent] = useLocalStorage<string | null>({
-    key: CONSENT_KEY,
-    defaultValue: null,
-    getInitialValueInEffect: false,
-  });
-  if (consent === 'accepted') return null;
+  const [consent, setConsent] = useStoredValue('localStorage', CONSENT_KEY);
+  // Stored as JSON, as it always was.
+  if (consent === ACCEPTED) return null;
   return (
     <Paper
       component="section"
@@ -32,7 +30,7 @@ export function CookieConsent() {
               {t('footer.privacyPolicy')}
             </Anchor>
           </Text>
-          <Button onClick={() => setConsent('accepted')}>{t('cookies.accept')}</Button>
+          <Button onClick={() => setConsent(ACCEPTED)}>{t('cookies.accept')}</Button>
         </Group>
       </Container>
     </Paper>

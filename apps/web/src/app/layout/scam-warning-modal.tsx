@@ -1,17 +1,15 @@
 import { Button, Group, Modal, Text } from '@mantine/core';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useStoredValue } from '../../lib/stored-flag';
 
 const SEEN_KEY = 'portal.scamWarningSeen';
 
 /** Spec 1: once per visit, warn against people asking payment for results delivered at home. */
 export function ScamWarningModal() {
   const { t } = useTranslation();
-  const [opened, setOpened] = useState(() => sessionStorage.getItem(SEEN_KEY) !== '1');
-  const close = () => {
-    sessionStorage.setItem(SEEN_KEY, '1');
-    setOpened(false);
-  };
+  const [seen, setSeen] = useStoredValue('sessionStorage', SEEN_KEY);
+  const opened = seen !== '1';
+  const close = () => setSeen('1');
   return (
     <Modal
       opened={opened}
@@ -19,6 +17,9 @@ export function ScamWarningModal() {
       title={t('scam.title')}
       centered
       size="md"
+      // In the page rather than a portal, so the sign-in screen drawn at build time shows it too.
+      withinPortal={false}
+      data-first-visit="scam-warning"
       closeButtonProps={{ 'aria-label': t('actions.close') }}
     >
       <Text size="sm" mb="sm">

@@ -6,7 +6,7 @@ const WAIT: Record<string, string> = { 'pt-BR': 'Carregandoâ€¦', es: 'Cargandoâ€
 
 /** Shown while a screen or the texts are still downloading, before translations are available. */
 export function FullPageLoader() {
-  const label = WAIT[document.documentElement.lang] ?? WAIT['pt-BR'];
+  const label = (typeof document === 'undefined' ? undefined : WAIT[document.documentElement.lang]) ?? WAIT['pt-BR'];
   return (
     <Center mih="60vh" role="status" aria-live="polite">
       <Loader aria-hidden="true" />

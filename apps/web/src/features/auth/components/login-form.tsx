@@ -15,6 +15,7 @@ import { ApiError } from '../../../lib/api-client';
 import { errorText, isServerError } from '../../../lib/errors';
 import { MASK } from '../../../lib/masks';
 import { notify } from '../../../lib/notify';
+import { typedIntoDrawnForm, useHydrated } from '../../../lib/drawn-screen';
 import { clearCredentials, setOriginCode, storeCredentials } from '../../../lib/session';
 import type { PasskeyAssertion } from '@portal/shared/schemas/passkeys';
 import {
@@ -74,6 +75,17 @@ export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
       mfaRequired: false,
     },
   });
+  // The screen drawn at build time (login.html) can be typed into before the app has loaded: what
+  // was typed is put back once the form is running; until then it cannot be sent, since a form
+  // sent by the browser itself would put the password in the address.
+  const hydrated = useHydrated();
+  const [typed] = useState(typedIntoDrawnForm);
+  useEffect(() => {
+    for (const name of ['userName', 'cpf', 'password', 'dateOfBirth'] as const) {
+      const value = typed[name];
+      if (value) setValue(name, value);
+    }
+  }, [typed, setValue]);
   const mode = useWatch({ control, name: 'mode' });
   const userName = useWatch({ control, name: 'userName' });
   const mfaRequired = useWatch({ control, name: 'mfaRequired' });
@@ -345,7 +357,14 @@ export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
           </Anchor>
         </Group>
 
-        <Button type="submit" size="md" fullWidth loading={isSubmitting} data-testid="login-submit">
+        <Button
+          type="submit"
+          size="md"
+          fullWidth
+          loading={isSubmitting}
+          disabled={!hydrated}
+          data-testid="login-submit"
+        >
           {t('login.submit')}
         </Button>
         {!mfaRequired && (

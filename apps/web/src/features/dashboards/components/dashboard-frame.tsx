@@ -1,5 +1,5 @@
 import { Alert, Button, Container, Group, Loader, Stack, Text, Title } from '@mantine/core';
-import { type ReactNode, useId, useState } from 'react';
+import { type ReactNode, useDeferredValue, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { AlertIcon, ChevronDownIcon } from '../../../components/icons';
 import { BackToTop, Pager } from '../../../components/list-controls';
@@ -37,7 +37,12 @@ export function DashboardFrame({
 }) {
   const { t } = useTranslation(['results', 'common']);
   usePageTitle(title);
-  const data = query.data;
+  // A list that appears (up to a hundred protocols) is drawn in the background: React yields to
+  // the browser every few milliseconds meanwhile, so a slow phone never holds a tap or a scroll for
+  // the whole list. A list already shown changes at once (a report read, a protocol linked).
+  const arrived = query.isPending ? undefined : query.data;
+  const drawnInBackground = useDeferredValue(arrived);
+  const data = drawnInBackground === undefined ? undefined : arrived;
   const [unfolded, setUnfolded] = useState(false);
   const filtersId = useId();
   return (
@@ -85,7 +90,7 @@ export function DashboardFrame({
           <Alert color="red" icon={<AlertIcon />} role="alert">
             {errorText(query.error)}
           </Alert>
-        ) : query.isPending || !data ? null : data.items.length === 0 ? (
+        ) : !data ? null : data.items.length === 0 ? (
           <Text data-testid="list-empty">{t('results:list.empty')}</Text>
         ) : (
           <>

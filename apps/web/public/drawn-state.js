@@ -1,0 +1,27 @@
+/* global window, document */
+// Run before /login is shown (login.html, the sign-in screen drawn at build time as a first visit
+// sees it): marks on <html> what this device would show differently, so global.css hides it and
+// src/main.tsx knows whether the app may take the drawn screen over (src/lib/drawn-screen.ts).
+// The keys are those of src/lib/i18n.ts, src/lib/session.ts, src/lib/cookies.ts (the remembered
+// CPF) and src/app/layout (the scam warning and the cookie consent).
+(function () {
+  var html = document.documentElement;
+  function stored(area, key) {
+    try {
+      return window[area].getItem(key);
+    } catch {
+      return null;
+    }
+  }
+  var language = (stored('sessionStorage', 'portal.language') || 'pt-br').toLowerCase();
+  var other =
+    window.location.search !== '' ||
+    language !== 'pt-br' ||
+    /(?:^|; )remember=/.test(document.cookie) ||
+    stored('sessionStorage', 'portal.credentials') !== null ||
+    // The scam warning is shown once per visit: a page reloaded after it was closed is drawn by the app.
+    stored('sessionStorage', 'portal.scamWarningSeen') === '1';
+  // Cookies accepted on an earlier visit: the same screen without the banner.
+  if (stored('localStorage', 'portal.cookieConsent') === '"accepted"') html.setAttribute('data-cookies-accepted', '');
+  html.setAttribute('data-visit', other ? 'other' : 'first');
+})();

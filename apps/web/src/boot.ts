@@ -1,0 +1,13 @@
+// The entry of login.html, the sign-in screen drawn at build time (vite.config.ts). The page is
+// painted first; only then is the app's code asked for, the screen's code and texts with it rather
+// than after it. Compiling that code on a slow phone's main thread would otherwise hold the drawing
+// back, and the person would wait for the app to see a screen that needs none of it.
+requestAnimationFrame(() =>
+  setTimeout(() => {
+    void import('./features/auth/components/login-page');
+    void import('./locales/pt-br/common.json');
+    void import('./locales/pt-br/errors.json');
+    void import('./locales/pt-br/auth.json');
+    void import('./main');
+  }, 0),
+);

@@ -1,0 +1,48 @@
+import { useCallback, useSyncExternalStore } from 'react';
+
+type Area = 'localStorage' | 'sessionStorage';
+
+const listeners = new Set<() => void>();
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  window.addEventListener('storage', listener);
+  return () => {
+    listeners.delete(listener);
+    window.removeEventListener('storage', listener);
+  };
+}
+
+function read(area: Area, key: string): string | null {
+  try {
+    return window[area].getItem(key);
+  } catch {
+    // Storage refused (a private window's quota, a sandboxed frame): nothing remembered.
+    return null;
+  }
+}
+
+/**
+ * A value this browser remembers (the cookie consent, the scam warning seen), as a hook. While the
+ * app takes over the sign-in screen drawn at build time, it reads as on a first visit (nothing
+ * stored), the state the screen was drawn in; the stored value follows at once.
+ */
+export function useStoredValue(area: Area, key: string): [string | null, (value: string) => void] {
+  const value = useSyncExternalStore(
+    subscribe,
+    () => read(area, key),
+    () => null,
+  );
+  const store = useCallback(
+    (next: string) => {
+      try {
+        window[area].setItem(key, next);
+      } catch {
+        // Not remembered: asked again on the next visit.
+      }
+      for (const listener of listeners) listener();
+    },
+    [area, key],
+  );
+  return [value, store];
+}
