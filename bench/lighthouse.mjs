@@ -52,16 +52,12 @@ async function audit(page, url, keepStorage) {
     for (const item of (audits['bootup-time']?.details?.items ?? []).slice(0, 5)) {
       console.log(`  ${url} script ${item.url}: ${Math.round(item.total)} ms`);
     }
-    // The element Lighthouse took for the largest paint, and when it was drawn.
+    // The element Lighthouse took for the largest paint (its audit fails on some Chromium builds).
     const lcpAudit = audits['largest-contentful-paint-element'];
-    if (process.env.LH_DETAILS === 'lcp') {
-      for (const [key, value] of Object.entries(audits)) {
-        if (/lcp|largest/i.test(key)) console.log(key, JSON.stringify(value).slice(0, 1200));
-      }
-    }
     const lcpItems = lcpAudit?.details?.items ?? [];
     const lcpNode = lcpItems[0]?.items?.[0]?.node ?? lcpItems[0]?.node;
     if (lcpNode) console.log(`  ${url} largest paint: ${lcpNode.selector ?? '?'} ${lcpNode.snippet ?? ''}`);
+    else console.log(`  ${url} largest paint: not known (${lcpAudit?.errorMessage?.slice(0, 120) ?? 'no audit'})`);
   }
   return {
     score: Math.round(categories.performance.score * 100),
