@@ -269,6 +269,64 @@ describe('sign-in screen drawn at build time', () => {
     await page.context().close();
   });
 
+  it('takes the drawing over in a year after the build, then shows the current year', async () => {
+    const buildYear = new Date().getFullYear();
+    const { page, errors, release } = await openBeforeCode('/login', (context) =>
+      context.clock.install({ time: new Date(`${buildYear + 1}-01-05T12:00:00-03:00`) }),
+    );
+    const rights = page.locator('footer').getByText(/^© \d{4} Entrega de Resultados/);
+    expect(await rights.textContent()).toContain(`© ${buildYear} `);
+    await page.evaluate(() => {
+      (window as unknown as { drawnHeading: Element | null }).drawnHeading = document.querySelector('h1');
+    });
+    release();
+    await page.getByText(`© ${buildYear + 1} Entrega de Resultados`).waitFor();
+    expect(
+      await page.evaluate(
+        () => (window as unknown as { drawnHeading: Element | null }).drawnHeading === document.querySelector('h1'),
+      ),
+    ).toBe(true);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('puts back into the form only what was typed into the drawing, never what another form held', async () => {
+    // Straight to another form (index.html, nothing drawn), then to the login through the logo.
+    for (const start of ['/patient/create', '/login']) {
+      const page = await open(start);
+      await dismissScamWarning(page);
+      if (start === '/login') {
+        await page.getByRole('link', { name: 'Criar conta' }).click();
+      }
+      await page.getByRole('heading', { level: 1, name: 'Criar conta de paciente' }).waitFor();
+      await page
+        .getByLabel(/^Senha/)
+        .first()
+        .fill('senha-do-cadastro');
+      await page.getByRole('banner').getByRole('link').first().click();
+      await page.getByRole('heading', { level: 1, name: 'Entrega de resultados' }).waitFor();
+      expect(await page.getByTestId('login-password').inputValue(), start).toBe('');
+      expect(await page.getByTestId('login-username').inputValue(), start).toBe('');
+      await page.context().close();
+    }
+  });
+
+  it('is not shown again over a notice the app left in the history entry', async () => {
+    const page = await open('/login-cv');
+    const notice = page.getByText('Você usou um endereço da versão antiga do portal', { exact: false });
+    await notice.waitFor();
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await page.reload();
+    expect(await page.locator('html').getAttribute('data-visit')).toBe('other');
+    await notice.waitFor();
+    await page.getByRole('dialog', { name: 'Atenção a golpes' }).waitFor();
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('leaves the cookie banner out for a visitor who accepted it on an earlier visit', async () => {
     const { page, errors, release } = await openBeforeCode('/login', (context) =>
       context.addInitScript(() => localStorage.setItem('portal.cookieConsent', JSON.stringify('accepted'))),

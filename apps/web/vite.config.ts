@@ -110,11 +110,16 @@ async function drawFirstScreens(root: string, outDir: string): Promise<void> {
           `<script type="module" crossorigin src="/${boot.file}"></script>`,
         )
         .join('\n    ');
+      // Replaced through functions: a "$" in the texts is no replacement pattern.
       const html = page
-        .replace('<html lang="pt-BR">', '<html lang="pt-BR" data-mantine-color-scheme="light">')
-        .replace(/<title>[^<]*<\/title>/, `<title>${title}</title>`)
-        .replace('</head>', `  ${head}\n  </head>`)
-        .replace('<div id="root"></div>', `<div id="root"><div class="drawn-screen">${markup}</div></div>`);
+        .replace('<html lang="pt-BR">', () => '<html lang="pt-BR" data-mantine-color-scheme="light">')
+        .replace(/<title>[^<]*<\/title>/, () => `<title>${title}</title>`)
+        .replace('</head>', () => `  ${head}\n  </head>`)
+        .replace(
+          '<div id="root"></div>',
+          () =>
+            `<div id="root"><div class="drawn-screen" data-year="${new Date().getFullYear()}">${markup}</div></div>`,
+        );
       if (!html.includes('class="drawn-screen"')) throw new Error('index.html has no empty #root to draw into');
       fs.writeFileSync(path.join(outDir, `${pathname.slice(1)}.html`), html);
     }

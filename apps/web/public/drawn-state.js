@@ -19,6 +19,8 @@
     language !== 'pt-br' ||
     /(?:^|; )remember=/.test(document.cookie) ||
     stored('sessionStorage', 'portal.credentials') !== null ||
+    // A notice brought by the app's own navigation (an old link, an invalid one), kept on reload.
+    (window.history.state !== null && typeof window.history.state === 'object' && window.history.state.usr != null) ||
     // The scam warning is shown once per visit: a page reloaded after it was closed is drawn by the app.
     stored('sessionStorage', 'portal.scamWarningSeen') === '1';
   // Cookies accepted on an earlier visit: the same screen without the banner.

@@ -2,12 +2,23 @@
 // painted first; only then is the app's code asked for, the screen's code and texts with it rather
 // than after it. Compiling that code on a slow phone's main thread would otherwise hold the drawing
 // back, and the person would wait for the app to see a screen that needs none of it.
-requestAnimationFrame(() =>
-  setTimeout(() => {
-    void import('./features/auth/components/login-page');
-    void import('./locales/pt-br/common.json');
-    void import('./locales/pt-br/errors.json');
-    void import('./locales/pt-br/auth.json');
-    void import('./main');
-  }, 0),
-);
+const RETRIED = 'portal.bootRetried';
+
+function start(): void {
+  void import('./features/auth/components/login-page');
+  void import('./locales/pt-br/common.json');
+  void import('./locales/pt-br/errors.json');
+  void import('./locales/pt-br/auth.json');
+  import('./main').then(
+    () => sessionStorage.removeItem(RETRIED),
+    () => {
+      // The app could not be downloaded (the network dropped): the drawn screen cannot work
+      // without it, so the page is asked for again, once.
+      if (sessionStorage.getItem(RETRIED)) return;
+      sessionStorage.setItem(RETRIED, '1');
+      window.location.reload();
+    },
+  );
+}
+
+requestAnimationFrame(() => setTimeout(start, 0));

@@ -3,6 +3,8 @@ import { useCallback, useSyncExternalStore } from 'react';
 type Area = 'localStorage' | 'sessionStorage';
 
 const listeners = new Set<() => void>();
+/** Values this page stored, kept here too: a browser that refuses to store still sees them. */
+const kept = new Map<string, string>();
 
 function subscribe(listener: () => void): () => void {
   listeners.add(listener);
@@ -14,6 +16,8 @@ function subscribe(listener: () => void): () => void {
 }
 
 function read(area: Area, key: string): string | null {
+  const own = kept.get(`${area}:${key}`);
+  if (own !== undefined) return own;
   try {
     return window[area].getItem(key);
   } catch {
@@ -35,10 +39,11 @@ export function useStoredValue(area: Area, key: string): [string | null, (value:
   );
   const store = useCallback(
     (next: string) => {
+      kept.set(`${area}:${key}`, next);
       try {
         window[area].setItem(key, next);
       } catch {
-        // Not remembered: asked again on the next visit.
+        // Kept for this page only: asked again on the next visit.
       }
       for (const listener of listeners) listener();
     },

@@ -2,9 +2,11 @@ import { Anchor, Box, Container, Group, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { PartnerLogo } from '../../components/logo';
+import { useYear } from '../../lib/drawn-screen';
 
 export function Footer() {
   const { t } = useTranslation();
+  const year = useYear();
   return (
     <Box component="footer" bg="white" mt="xl" style={{ borderTop: '1px solid var(--mantine-color-gray-3)' }}>
       <Container size="lg" py="md">
@@ -22,7 +24,7 @@ export function Footer() {
               </Anchor>
             </Group>
             <Text size="xs" c="dimmed">
-              {t('footer.rights', { year: new Date().getFullYear() })}
+              {t('footer.rights', { year })}
             </Text>
           </Stack>
           <Group gap="xs" align="center">

@@ -15,7 +15,7 @@ import { ApiError } from '../../../lib/api-client';
 import { errorText, isServerError } from '../../../lib/errors';
 import { MASK } from '../../../lib/masks';
 import { notify } from '../../../lib/notify';
-import { typedIntoDrawnForm, useHydrated } from '../../../lib/drawn-screen';
+import { markDrawnFormTaken, typedIntoDrawnForm, useHydrated } from '../../../lib/drawn-screen';
 import { clearCredentials, setOriginCode, storeCredentials } from '../../../lib/session';
 import type { PasskeyAssertion } from '@portal/shared/schemas/passkeys';
 import {
@@ -81,6 +81,7 @@ export function LoginForm({ customLogin, onForgotPassword }: LoginFormProps) {
   const hydrated = useHydrated();
   const [typed] = useState(typedIntoDrawnForm);
   useEffect(() => {
+    markDrawnFormTaken();
     for (const name of ['userName', 'cpf', 'password', 'dateOfBirth'] as const) {
       const value = typed[name];
       if (value) setValue(name, value);
