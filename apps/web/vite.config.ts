@@ -62,14 +62,14 @@ interface DrawingModule {
   DRAWN_SCREENS: Record<string, { source: string }>;
 }
 
-/** A chunk's file, the chunks it imports and their stylesheets, as the browser build wrote them. */
-function chunkFiles(manifest: Manifest, key: string, into = new Set<string>()): Set<string> {
+/** The stylesheets of a chunk and of the chunks it imports, as the browser build wrote them. */
+function stylesheetsOf(manifest: Manifest, key: string, seen = new Set<string>(), into = new Set<string>()) {
   const chunk = manifest[key];
   if (!chunk) throw new Error(`${key} is not in the build's manifest`);
-  if (into.has(chunk.file)) return into;
-  into.add(chunk.file);
+  if (seen.has(key)) return into;
+  seen.add(key);
   for (const css of chunk.css ?? []) into.add(css);
-  for (const imported of chunk.imports ?? []) chunkFiles(manifest, imported, into);
+  for (const imported of chunk.imports ?? []) stylesheetsOf(manifest, imported, seen, into);
   return into;
 }
 
@@ -101,9 +101,8 @@ async function drawFirstScreens(root: string, outDir: string): Promise<void> {
     for (const [pathname, screen] of Object.entries(drawing.DRAWN_SCREENS)) {
       const { markup, title } = await drawing.drawScreen(pathname);
       // The stylesheets of the screen's chunks (boot.ts asks for its code once the page is painted).
-      const files = chunkFiles(manifest, screen.source);
-      const head = [...files]
-        .filter((file) => file.endsWith('.css') && !page.includes(`/${file}"`))
+      const head = [...stylesheetsOf(manifest, screen.source)]
+        .filter((file) => !page.includes(`/${file}"`))
         .map((file) => `<link rel="stylesheet" crossorigin href="/${file}">`)
         .concat(
           '<script src="/drawn-state.js"></script>',

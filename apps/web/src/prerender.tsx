@@ -7,8 +7,8 @@ import { StrictMode } from 'react';
 import { prerenderToNodeStream } from 'react-dom/static';
 import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router';
 import { AppProviders } from './app/providers';
-import { routes } from './app/router';
-import { i18n, i18nReady, type Namespace } from './lib/i18n';
+import { FIRST_SCREENS, routes } from './app/router';
+import { i18n, i18nReady } from './lib/i18n';
 
 export interface DrawnScreen {
   /** The markup of #root. */
@@ -17,11 +17,10 @@ export interface DrawnScreen {
   title: string;
 }
 
-/** The screens drawn at build time, with the texts each shows. */
-export const DRAWN_SCREENS: Record<string, { source: string; texts: Namespace[]; title: () => string }> = {
+/** The screens drawn at build time (each one of the app's first screens, whose texts it shows). */
+export const DRAWN_SCREENS: Record<string, { source: string; title: () => string }> = {
   '/login': {
     source: 'src/features/auth/components/login-page.tsx',
-    texts: ['auth'],
     title: () => `${i18n.t('auth:login.pageTitle')} | ${i18n.t('common:app.name')}`,
   },
 };
@@ -30,7 +29,7 @@ export async function drawScreen(pathname: string): Promise<DrawnScreen> {
   const screen = DRAWN_SCREENS[pathname];
   if (!screen) throw new Error(`${pathname} is not drawn at build time`);
   await i18nReady;
-  await i18n.loadNamespaces(screen.texts);
+  await i18n.loadNamespaces(FIRST_SCREENS[pathname]?.texts ?? []);
   const handler = createStaticHandler(routes);
   const context = await handler.query(new Request(`http://localhost${pathname}`));
   if (context instanceof Response) throw new Error(`${pathname} answered ${context.status} at build time`);

@@ -64,7 +64,7 @@ const StudyViewerPage = lazy(() => import('../features/dicom-viewer/components/s
  * app's own, instead of one after the other (the layout's texts, then the screen, then its texts:
  * two round trips fewer on a slow phone before the first screen is drawn).
  */
-const FIRST_SCREENS: Record<string, { load: () => Promise<unknown>; texts: Namespace[] }> = {
+export const FIRST_SCREENS: Record<string, { load: () => Promise<unknown>; texts: Namespace[] }> = {
   '/login': { load: loadLoginPage, texts: ['auth'] },
   '/dashboard/patient/protocols': { load: loadPatientDashboard, texts: ['results'] },
   '/dashboard/physician/protocols': { load: loadPhysicianDashboard, texts: ['results'] },

@@ -1,7 +1,7 @@
 import { Anchor, Button, Container, Group, Paper, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { useStoredValue } from '../../lib/stored-flag';
+import { useStoredValue } from '../../lib/stored-value';
 
 const CONSENT_KEY = 'portal.cookieConsent';
 const ACCEPTED = JSON.stringify('accepted');

@@ -1,6 +1,6 @@
 import { Button, Group, Modal, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { useStoredValue } from '../../lib/stored-flag';
+import { useStoredValue } from '../../lib/stored-value';
 
 const SEEN_KEY = 'portal.scamWarningSeen';
 
