@@ -21,28 +21,16 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-/**
- * The least time between the starts of two groups. A quiet portal commits a write at once (the
- * previous group began long ago); a busy one gathers its writes for this long, so that 1,000 views
- * a second make about 125 commits, not one per view or two. Each commit on SQLite empties the page
- * cache of the reading connection (another connection changed the file): with a commit every
- * millisecond or two, the session check and the resource's statements re-read their pages on
- * nearly every call, and a report view cost 1,040 µs of CPU against 660 with this spacing (10,000
- * protocols, 1,000 patients in rotation, 50 connections; 2 and 4 ms gave 1,020 and 810).
- */
-const GROUP_SPACING_MS = 8;
-
 /** Rows per insert statement: far below SQLite's and PostgreSQL's parameter limits for these tables. */
 const ROWS_PER_STATEMENT = 200;
 
 /**
  * Group commit for the appends every page view makes (audit records, read marks): the writes
- * asked for during one event-loop turn (under load, during GROUP_SPACING_MS) are committed
- * together, in one transaction with one insert per table, and each caller's promise settles only
- * once that transaction has committed. A caller that answers after awaiting its write never answers
- * for a write that a crash could lose, while 50 views in flight cost one commit (one fsync on
- * SQLite, one WAL flush on PostgreSQL) instead of 50. While a commit runs, the next writes gather
- * for the following one.
+ * asked for during one event-loop turn are committed together, in one transaction with one insert
+ * per table, and each caller's promise settles only once that transaction has committed. A caller
+ * that answers after awaiting its write never answers for a write that a crash could lose, while
+ * 50 views in flight cost one commit (one fsync on SQLite, one WAL flush on PostgreSQL) instead
+ * of 50. While a commit runs (PostgreSQL), the next writes gather for the following one.
  *
  * When a group's transaction fails, each of its writes is tried again in a transaction of its
  * own, so a bad write fails its own caller only.
@@ -51,7 +39,6 @@ export class GroupedWrites {
   private queued: Pending[] = [];
   private scheduled = false;
   private running: Promise<void> | undefined;
-  private lastStart = -Infinity;
 
   private readonly insert: (trx: Db, writes: readonly GroupedWrite[]) => Promise<void>;
   private readonly thread: WriteThread | undefined;
@@ -97,20 +84,14 @@ export class GroupedWrites {
   private schedule(): void {
     if (this.scheduled || this.running) return;
     this.scheduled = true;
-    const start = () => {
+    // After the I/O of this turn: the writes of every request handled in it join one group.
+    setImmediate(() => {
       this.scheduled = false;
-      this.lastStart = performance.now();
       this.running = this.commitQueued().finally(() => {
         this.running = undefined;
         if (this.queued.length > 0) this.schedule();
       });
-    };
-    // After the I/O of this turn, so the writes of every request handled in it join one group; and
-    // no sooner than the spacing after the previous group began, so that under load the groups grow
-    // instead of the commits multiplying.
-    const wait = this.lastStart + GROUP_SPACING_MS - performance.now();
-    if (wait >= 1) setTimeout(start, wait);
-    else setImmediate(start);
+    });
   }
 
   private async commitQueued(): Promise<void> {

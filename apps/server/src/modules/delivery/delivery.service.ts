@@ -10,7 +10,6 @@ import {
   canUseDelivery,
   isExamServed,
   isReportWithheld,
-  type ProtocolFacts,
   readerKey,
   showsHistoricButton,
   type Viewer,
@@ -99,11 +98,7 @@ export async function institutionOf(
 
 /** Authorises first: the protocol when the viewer may see it, else 404 exactly like a missing one. */
 export async function authoriseProtocol(ctx: AppContext, viewer: Viewer, protocolId: string) {
-  return authorisedProtocol(viewer, await readProtocolFacts(ctx.database.reader, protocolId));
-}
-
-/** A protocol's facts already read, when the viewer may see it; 404 otherwise (or when there are none). */
-export function authorisedProtocol<F extends ProtocolFacts>(viewer: Viewer, facts: F | undefined): F {
+  const facts = await readProtocolFacts(ctx.database.reader, protocolId);
   if (!facts || !canSeeProtocol(viewer, facts)) throw notFound();
   return facts;
 }
