@@ -2,9 +2,11 @@
  * What the delivery benchmarks share: the generated clinics (kept by size and database, reused
  * until BENCH_FRESH=1), a portal opened on one, the reference route, and the load generator.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
@@ -122,6 +124,17 @@ export async function startReference(
   return { url: `${address}/reference`, close: () => reference.close() };
 }
 
+/**
+ * A bare Fastify route answering a file's bytes from memory, with the portal's file headers' type:
+ * what sending the file alone costs the server and the load generator, with no session, read or trace.
+ */
+export async function startFileReference(bytes: Buffer): Promise<{ url: string; close(): Promise<void> }> {
+  const reference = Fastify();
+  reference.get('/file', async (_request, reply) => reply.header('content-type', 'application/pdf').send(bytes));
+  const address = await reference.listen({ host: '127.0.0.1', port: 0 });
+  return { url: `${address}/file`, close: () => reference.close() };
+}
+
 export interface LoadFigures {
   rps: number;
   p50: number;
@@ -137,6 +150,13 @@ export interface Call {
 }
 
 const ROTATION_MODULE = path.join(path.dirname(new URL(import.meta.url).pathname), 'rotation.cjs');
+const RAW_LOAD_MODULE = path.join(path.dirname(new URL(import.meta.url).pathname), 'raw-load.mjs');
+/**
+ * `BENCH_CLIENT=raw`: the load comes from bench/raw-load.mjs, a process of its own that skips each
+ * answer's body unread, instead of autocannon in a thread (which decodes every body as UTF-8 text).
+ */
+export const CLIENT = process.env.BENCH_CLIENT === 'raw' ? 'raw' : 'autocannon';
+const runFile = promisify(execFile);
 
 /**
  * `CONNECTIONS` connections for `duration` seconds. With `rotation`, each request is the next call
@@ -157,6 +177,15 @@ export async function load(
     process.env.BENCH_ROTATION = rotationFile;
   }
   try {
+    if (CLIENT === 'raw') {
+      // bench/raw-load.mjs in a process of its own: answers read to their end, never decoded.
+      const { stdout } = await runFile(process.execPath, [
+        RAW_LOAD_MODULE,
+        JSON.stringify({ url, connections: CONNECTIONS, seconds: duration, headers, rotationFile }),
+      ]);
+      const raw = JSON.parse(stdout) as { rps: number; p50: number; p99: number; non2xx: number; errors: number };
+      return { rps: raw.rps, p50: raw.p50, p99: raw.p99, errors: raw.non2xx + raw.errors, bytes: 0 };
+    }
     // The load generator runs in its own thread, so it does not share the server's event loop.
     const result = await autocannon({
       url,
