@@ -7,7 +7,8 @@
  *   PROFILE_LIST=external PROFILE_SECONDS=8 node --import tsx bench/profile-load.ts
  *
  * PROFILE_LIST is one of reference, patient, physician, external, guest, or detail and report
- * (BENCH_USERS patients in rotation, each opening her own protocol or report). The clinic is the
+ * (BENCH_USERS patients in rotation, each opening her own protocol or report), or physicians
+ * (BENCH_USERS physicians in rotation, each list built anew). The clinic is the
  * one the benchmarks keep for BENCH_PROTOCOLS (generated first when there is none); PROFILE_OUT
  * keeps the .cpuprofile for Chrome's DevTools.
  */
@@ -85,6 +86,24 @@ async function main() {
     }),
     detail: async () => {
       const rotation = (await patients()).map((p) => ({ path: `${PATHS.detail}${p.protocolId}`, token: p.token }));
+      return { url: rotation[0]!.path, token: '', rotation };
+    },
+    physicians: async () => {
+      // Many physicians' lists, each built anew (forceRefresh), as their first call of the day.
+      const physicians = await ctx.db
+        .selectFrom('users')
+        .select('id')
+        .where('type', '=', 'PHYSICIAN')
+        .where('id', 'not in', [clinic.physicianId, clinic.heavyPhysicianId])
+        .orderBy('id')
+        .limit(USERS)
+        .execute();
+      const rotation = await Promise.all(
+        physicians.map(async (p) => ({
+          path: `${PATHS.physicianList}?forceRefresh=true`,
+          token: await session('PHYSICIAN', p.id),
+        })),
+      );
       return { url: rotation[0]!.path, token: '', rotation };
     },
     report: async () => {
