@@ -54,6 +54,11 @@ pg.types.setTypeParser(1700, (v) => Number(v));
  */
 export interface SqlReader {
   /**
+   * A statement is a call into the process on SQLite and a round trip to the server on PostgreSQL:
+   * the data layer may read in one statement there what it reads in two simpler ones here.
+   */
+  readonly dialect: 'sqlite' | 'postgres';
+  /**
    * `planWithValues`: the best plan depends on the values (how many rows a user owns), so
    * PostgreSQL plans the statement for them at each run instead of reusing a generic plan.
    */
@@ -219,6 +224,7 @@ function sqliteReader(connection: SQLite.Database): SqlReader {
     }
   };
   return {
+    dialect: 'sqlite',
     listParam: '(select value from json_each(?))',
     list: (values) => JSON.stringify(values),
     joined: (value, orderBy) => `group_concat(${value}, '${SEPARATOR}' order by ${orderBy})`,
@@ -256,6 +262,7 @@ function postgresReader(pool: pg.Pool): SqlReader {
     return result.rows;
   };
   return {
+    dialect: 'postgres',
     listParam: '(select unnest(?::text[]))',
     list: (values) => values,
     joined: (value, orderBy) => `string_agg(${value}, '${SEPARATOR}' order by ${orderBy})`,

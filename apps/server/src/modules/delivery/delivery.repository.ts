@@ -136,25 +136,19 @@ function fromValues<T>(columns: readonly string[], values: unknown[], offset: nu
 
 const columnsOf = (alias: string, columns: readonly string[]) => columns.map((c) => `${alias}.${snake(c)}`).join(', ');
 
-/**
- * protocolFacts in one prepared statement of the reader (every page view that opens a protocol
- * authorises it): the protocol and its requester licenses.
- */
-export async function readProtocolFacts(
-  r: SqlReader,
-  protocolId: string,
-): Promise<(ProtocolRow & Pick<ProtocolFacts, 'requesterLicenses'>) | undefined> {
-  const [row] = await r.arrays(
-    `select ${columnsOf('p', PROTOCOL_COLUMNS)},
+type ProtocolWithLicenses = ProtocolRow & Pick<ProtocolFacts, 'requesterLicenses'>;
+
+/** The columns of a protocol's facts read by the reader: the row, then its requester licenses joined. */
+const protocolFactsColumns = (r: SqlReader) =>
+  `${columnsOf('p', PROTOCOL_COLUMNS)},
       (select ${r.joined(`pr.crm || '${FIELD_SEPARATOR}' || pr.uf`, 'pr.crm, pr.uf')}
-        from protocol_requesters pr where pr.protocol_id = p.id)
-      from protocols p where p.id = ?`,
-    [protocolId],
-  );
-  if (!row) return undefined;
-  const licenses = row[PROTOCOL_COLUMNS.length] as string | null;
+        from protocol_requesters pr where pr.protocol_id = p.id)`;
+
+/** A protocol's facts from the values `protocolFactsColumns` selected, starting at `offset`. */
+function protocolFactsOf(values: unknown[], offset: number): ProtocolWithLicenses {
+  const licenses = values[offset + PROTOCOL_COLUMNS.length] as string | null;
   return {
-    ...fromValues<ProtocolRow>(PROTOCOL_COLUMNS, row, 0),
+    ...fromValues<ProtocolRow>(PROTOCOL_COLUMNS, values, offset),
     requesterLicenses: licenses
       ? licenses.split(SEPARATOR).map((l) => {
           const [crm = '', uf = ''] = l.split(FIELD_SEPARATOR);
@@ -162,6 +156,15 @@ export async function readProtocolFacts(
         })
       : [],
   };
+}
+
+/**
+ * protocolFacts in one prepared statement of the reader (every page view that opens a protocol
+ * authorises it): the protocol and its requester licenses.
+ */
+export async function readProtocolFacts(r: SqlReader, protocolId: string): Promise<ProtocolWithLicenses | undefined> {
+  const [row] = await r.arrays(`select ${protocolFactsColumns(r)} from protocols p where p.id = ?`, [protocolId]);
+  return row ? protocolFactsOf(row, 0) : undefined;
 }
 
 /** An enabled exam of a protocol with its resources and whether the reader key has read it. */
@@ -228,6 +231,35 @@ export async function readResourceWithExam(
   return {
     exam: fromValues<ExamRow>(EXAM_COLUMNS, values, 0),
     resource: fromValues<ResourceRow>(RESOURCE_COLUMNS, values, EXAM_COLUMNS.length),
+  };
+}
+
+/**
+ * A resource, its exam and its protocol's facts: what opening a file must authorise. On PostgreSQL
+ * one statement (each is a round trip of the read pool, and a file is opened on every report
+ * view); on SQLite the two statements above, which it runs faster than their join (28 to 35 µs
+ * against 50 to 60 on the 10,000-protocol benchmark clinic).
+ */
+export async function readResourceForOpening(
+  r: SqlReader,
+  resourceId: string,
+): Promise<{ resource: ResourceRow; exam: ExamRow; protocol: ProtocolWithLicenses } | undefined> {
+  if (r.dialect === 'sqlite') {
+    const found = await readResourceWithExam(r, resourceId);
+    const protocol = found && (await readProtocolFacts(r, found.exam.protocolId));
+    return found && protocol && { ...found, protocol };
+  }
+  const [values] = await r.arrays(
+    `with r as materialized (select * from resources where id = ?)
+      select ${columnsOf('e', EXAM_COLUMNS)}, ${columnsOf('r', RESOURCE_COLUMNS)}, ${protocolFactsColumns(r)}
+      from r join exams e on e.id = r.exam_id join protocols p on p.id = e.protocol_id`,
+    [resourceId],
+  );
+  if (!values) return undefined;
+  return {
+    exam: fromValues<ExamRow>(EXAM_COLUMNS, values, 0),
+    resource: fromValues<ResourceRow>(RESOURCE_COLUMNS, values, EXAM_COLUMNS.length),
+    protocol: protocolFactsOf(values, EXAM_COLUMNS.length + RESOURCE_COLUMNS.length),
   };
 }
 
@@ -455,10 +487,11 @@ export async function markRead(db: Db, viewerKey: string, examIds: readonly stri
 
 /**
  * markRead as one of the process's grouped writes: committed with the other audit records and
- * read marks of the same event-loop turn; resolves once committed. A mark the reader already sees
+ * read marks of the same group; resolves once committed. On SQLite, a mark the reader already sees
  * is committed (the reader sees nothing else) and its insert would be skipped (the first read time
  * is kept), so it is not sent to the writes again: reopening a report reads one index entry
- * instead of inserting a row in the next group.
+ * instead of inserting a row in the next group. On PostgreSQL that read is a round trip of its
+ * own, dearer than a row more in the group's one insert, whose conflict rule skips it.
  */
 export async function markReadGrouped(
   target: { writes: GroupedWrites; reader: SqlReader },
@@ -470,12 +503,14 @@ export async function markReadGrouped(
   if (unique.length === 0) return;
   const r = target.reader;
   const marked =
-    unique.length === 1
-      ? await r.arrays('select exam_id from exam_reads where viewer_key = ? and exam_id = ?', [viewerKey, unique[0]])
-      : await r.arrays(`select exam_id from exam_reads where viewer_key = ? and exam_id in ${r.listParam}`, [
-          viewerKey,
-          r.list(unique),
-        ]);
+    r.dialect !== 'sqlite'
+      ? []
+      : unique.length === 1
+        ? await r.arrays('select exam_id from exam_reads where viewer_key = ? and exam_id = ?', [viewerKey, unique[0]])
+        : await r.arrays(`select exam_id from exam_reads where viewer_key = ? and exam_id in ${r.listParam}`, [
+            viewerKey,
+            r.list(unique),
+          ]);
   const done = new Set(marked.map((values) => values[0] as string));
   const rows = unique.filter((examId) => !done.has(examId)).map((examId) => ({ viewerKey, examId, readAt }));
   if (rows.length === 0) return;

@@ -10,6 +10,7 @@ import {
   canUseDelivery,
   isExamServed,
   isReportWithheld,
+  type ProtocolFacts,
   readerKey,
   showsHistoricButton,
   type Viewer,
@@ -98,7 +99,11 @@ export async function institutionOf(
 
 /** Authorises first: the protocol when the viewer may see it, else 404 exactly like a missing one. */
 export async function authoriseProtocol(ctx: AppContext, viewer: Viewer, protocolId: string) {
-  const facts = await readProtocolFacts(ctx.database.reader, protocolId);
+  return authorisedProtocol(viewer, await readProtocolFacts(ctx.database.reader, protocolId));
+}
+
+/** A protocol's facts already read, when the viewer may see it; 404 otherwise (or when there are none). */
+export function authorisedProtocol<F extends ProtocolFacts>(viewer: Viewer, facts: F | undefined): F {
   if (!facts || !canSeeProtocol(viewer, facts)) throw notFound();
   return facts;
 }

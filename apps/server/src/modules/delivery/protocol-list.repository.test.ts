@@ -7,6 +7,7 @@ import { listProtocols, type ListFilter } from './protocol-list.repository.js';
 function recordingReader(total: number) {
   const pagePlans: boolean[] = [];
   const reader: SqlReader = {
+    dialect: 'sqlite',
     listParam: '(?)',
     list: (values) => values,
     joined: (value) => value,

