@@ -396,6 +396,8 @@ describe('administration console: integration calls', () => {
     await row.waitFor();
     await checkScreen(page, 'admin-dashboard-integrations');
     // The errors' figure of that institution opens its failed calls.
+    // Back at 1280 px the cards of the phone layout become the table again, drawn after the resize.
+    await page.getByRole('columnheader', { name: 'Erros de integração (24 h)' }).waitFor();
     const cells = row.getByRole('cell');
     const headers = await page.getByRole('columnheader').allTextContents();
     const errorsAt = headers.indexOf('Erros de integração (24 h)');

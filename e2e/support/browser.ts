@@ -43,20 +43,24 @@ export async function newContext(browser: Browser, baseURL: string): Promise<Bro
   });
 }
 
+/** Resizes the page and lets its layout settle (media queries re-render some parts). */
+async function resizeTo(page: Page, size: { width: number; height: number }): Promise<void> {
+  await page.setViewportSize(size);
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+}
+
 /** Full-page screenshots at 1280 and 390 px wide: e2e/artifacts/<name>-1280.png and -390.png. */
 export async function screenshotBothWidths(page: Page, name: string): Promise<string[]> {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   const original = page.viewportSize() ?? { width: WIDTHS.desktop, height: 900 };
   const files: string[] = [];
   for (const width of [WIDTHS.desktop, WIDTHS.phone]) {
-    await page.setViewportSize({ width, height: width === WIDTHS.phone ? 844 : 900 });
-    // Let layout settle after the resize (media queries re-render some parts).
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await resizeTo(page, { width, height: width === WIDTHS.phone ? 844 : 900 });
     const file = path.join(ARTIFACTS, `${name}-${width}.png`);
     await page.screenshot({ path: file, fullPage: true });
     files.push(file);
   }
-  await page.setViewportSize(original);
+  await resizeTo(page, original);
   return files;
 }
 
@@ -134,10 +138,9 @@ export async function drawnContrastOf(locator: Locator): Promise<number> {
 /** Phones first: at 360 px wide the screen must not scroll sideways. */
 export async function expectFitsNarrowPhone(page: Page, label: string): Promise<void> {
   const original = page.viewportSize() ?? { width: WIDTHS.desktop, height: 900 };
-  await page.setViewportSize({ width: 360, height: 740 });
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await resizeTo(page, { width: 360, height: 740 });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  await page.setViewportSize(original);
+  await resizeTo(page, original);
   if (overflow > 0) throw new Error(`${label} scrolls sideways by ${overflow}px at 360 px wide`);
 }
 
