@@ -267,6 +267,9 @@ const staticHeaders = (res: { setHeader: (name: string, value: string) => void }
  * may write a brotli and a gzip copy beside each text file (apps/web/vite.config.ts); the one the
  * browser accepts is sent.
  */
+/** The file of the sign-in screen drawn at build time, as a URL path. */
+const DRAWN_LOGIN_PATH = '/login.html';
+
 async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const dist = ctx.config.webDist ?? path.resolve(here, '../../web/dist');
   const indexFile = path.join(dist, 'index.html');
@@ -285,6 +288,9 @@ async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<vo
       cacheControl: false,
       preCompressed: true,
       setHeaders: staticHeaders,
+      // The drawn sign-in screen is /login's page; by its own name it would be the app at a path
+      // no screen has (the not-found handler sends that name to /login).
+      allowedPath: (pathname) => pathname !== DRAWN_LOGIN_PATH,
     });
   }
   if (hasAdmin) {
@@ -309,8 +315,9 @@ async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<vo
       return reply.status(503).type('text/plain').send('The web app is not built yet: run `npm run build`.');
     }
     if (!admin) {
+      const [pathname, query] = request.url.split(/\?(.*)/s, 2);
+      if (pathname === DRAWN_LOGIN_PATH) return reply.redirect(query ? `/login?${query}` : '/login', 301);
       // Through @fastify/static, so the page goes out precompressed like the rest (no-cache).
-      const pathname = request.url.split('?', 1)[0];
       return reply.sendFile(hasDrawnLogin && pathname === '/login' ? 'login.html' : 'index.html');
     }
     return reply

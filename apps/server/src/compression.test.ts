@@ -75,6 +75,15 @@ describe('compressed answers', () => {
     for (const url of ['/', '/login-cv', '/login/x', '/dashboard/patient/protocols']) {
       expect((await get(url)).body, url).toContain('<title>Portal</title>');
     }
+    // By the file's own name it is sent to /login, its query kept.
+    for (const [url, location] of [
+      ['/login.html', '/login'],
+      ['/login.html?activeSuccess=true', '/login?activeSuccess=true'],
+    ] as const) {
+      const moved = await get(url);
+      expect(moved.statusCode, url).toBe(301);
+      expect(moved.headers.location).toBe(location);
+    }
   });
 
   it('compresses the app page of every route and a large JSON answer, not a small one', async () => {
