@@ -211,18 +211,17 @@ export async function openResource(
   if (kind === 'report' && query.showAll) return showAll(ctx, viewer, protocol, request);
   const key = readerKey(viewer, protocol);
   // The read mark and the trace join the same grouped commit; the file is sent once both are committed.
-  if (!process.env.SKIP_WRITES)
-    await Promise.all([
-      key && kind !== 'signature'
-        ? markReadGrouped(
-            { writes: ctx.writes, reader: ctx.database.reader },
-            key,
-            [exam.id],
-            ctx.clock.now().toISOString(),
-          )
-        : undefined,
-      audit(ctx, request, viewer, protocol, AUDIT_EVENT[kind], [resource]),
-    ]);
+  await Promise.all([
+    key && kind !== 'signature'
+      ? markReadGrouped(
+          { writes: ctx.writes, reader: ctx.database.reader },
+          key,
+          [exam.id],
+          ctx.clock.now().toISOString(),
+        )
+      : undefined,
+    audit(ctx, request, viewer, protocol, AUDIT_EVENT[kind], [resource]),
+  ]);
   const language = noticeLanguage(request.headers['accept-language']);
   const stem = reportFileStem({ row: exam }, resource, language);
   if (kind === 'signature') {
