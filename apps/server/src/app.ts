@@ -261,15 +261,15 @@ const staticHeaders = (res: { setHeader: (name: string, value: string) => void }
   );
 };
 
+/** The file of the sign-in screen drawn at build time, as a URL path. */
+const DRAWN_LOGIN_PATH = '/login.html';
+
 /**
  * Serves the built web apps: the patient app at `/`, the administration console at `/admin/`;
  * hashed assets with long caching, each app's index.html for every route of that app. A build
  * may write a brotli and a gzip copy beside each text file (apps/web/vite.config.ts); the one the
  * browser accepts is sent.
  */
-/** The file of the sign-in screen drawn at build time, as a URL path. */
-const DRAWN_LOGIN_PATH = '/login.html';
-
 async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const dist = ctx.config.webDist ?? path.resolve(here, '../../web/dist');
   const indexFile = path.join(dist, 'index.html');
