@@ -208,6 +208,22 @@ export async function load(
   }
 }
 
+/** Up to `count` physicians of the clinic (not the measured ones), by id: the rotations of physicians' lists. */
+export async function physiciansOfClinic(
+  ctx: Awaited<ReturnType<typeof openClinic>>['ctx'],
+  clinic: Clinic,
+  count: number,
+): Promise<Array<{ id: string }>> {
+  return ctx.db
+    .selectFrom('users')
+    .select('id')
+    .where('type', '=', 'PHYSICIAN')
+    .where('id', 'not in', [clinic.physicianId, clinic.heavyPhysicianId])
+    .orderBy('id')
+    .limit(count)
+    .execute();
+}
+
 /**
  * Up to `count` patients of the clinic (not the measured ones), each with one protocol picked
  * evenly over the clinic by number and that protocol's first report: one protocol per distinct

@@ -23,6 +23,7 @@ import {
   openClinic,
   PATHS,
   patientsOfClinic,
+  physiciansOfClinic,
   SECONDS,
   startFileReference,
   startReference,
@@ -45,14 +46,7 @@ async function runSize(protocolCount: number) {
   const reference = await startReference(ctx, clinic);
 
   const patients = await patientsOfClinic(ctx, clinic, protocolCount, USERS);
-  const physicians = await ctx.db
-    .selectFrom('users')
-    .select('id')
-    .where('type', '=', 'PHYSICIAN')
-    .where('id', 'not in', [clinic.physicianId, clinic.heavyPhysicianId])
-    .orderBy('id')
-    .limit(USERS)
-    .execute();
+  const physicians = await physiciansOfClinic(ctx, clinic, USERS);
   const t0 = performance.now();
   const patientTokens = await Promise.all(patients.map((p) => token('PATIENT', p.userId)));
   const physicianTokens = await Promise.all(physicians.map((p) => token('PHYSICIAN', p.id)));

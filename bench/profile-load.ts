@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import inspector from 'node:inspector/promises';
 import { issueSession } from '../apps/server/src/plugins/auth.js';
-import { type Call, load, openClinic, PATHS, REFERENCE_SQL } from './clinic.js';
+import { type Call, load, openClinic, PATHS, physiciansOfClinic, REFERENCE_SQL } from './clinic.js';
 
 const PROTOCOLS = Number(process.env.BENCH_PROTOCOLS ?? 20_000);
 const LIST = process.env.PROFILE_LIST ?? 'patient';
@@ -90,14 +90,7 @@ async function main() {
     },
     physicians: async () => {
       // Many physicians' lists, each built anew (forceRefresh), as their first call of the day.
-      const physicians = await ctx.db
-        .selectFrom('users')
-        .select('id')
-        .where('type', '=', 'PHYSICIAN')
-        .where('id', 'not in', [clinic.physicianId, clinic.heavyPhysicianId])
-        .orderBy('id')
-        .limit(USERS)
-        .execute();
+      const physicians = await physiciansOfClinic(ctx, clinic, USERS);
       const rotation = await Promise.all(
         physicians.map(async (p) => ({
           path: `${PATHS.physicianList}?forceRefresh=true`,
