@@ -2,7 +2,7 @@ import { type Db, inList, SEPARATOR, type SqlReader } from '../../db/database.js
 import type { GroupedWrites } from '../../db/grouped-writes.js';
 import type { Selectable } from 'kysely';
 import type { ExamTable, InstitutionTable, ProtocolTable, ResourceTable } from '../../db/schema.js';
-import type { ProtocolFacts, VisualizerSetting } from './delivery.policy.js';
+import type { ProtocolFacts, Viewer, VisualizerSetting } from './delivery.policy.js';
 import type { HoldExamFacts, HoldRuleSetting } from './holds.js';
 
 export type ProtocolRow = Omit<ProtocolTable, 'passwordHash'>;
@@ -172,38 +172,73 @@ export interface ExamWithResources {
   row: ExamRow;
   resources: ResourceRow[];
   read: boolean;
+  /**
+   * The DICOM study of the protocol's institution whose Accession Number is the examKey (the first
+   * by study date, then arrival, as `studiesOfExamKeys` orders them), null when none.
+   */
+  studyUid: string | null;
 }
 
 /**
- * The enabled exams of one protocol, each with its resources and its read mark for `readerKey`
- * (none when null), in one prepared statement of the reader: what a protocol's detail shows.
+ * Whose read marks a viewer reads, as SQL over the protocol `p` (contract 8, as `readerKey`): an
+ * account its own, a guest the protocol's patient or the protocol itself, a share session none
+ * ('' is no viewer key, so it reads no mark).
  */
-export async function readExamsWithResources(
+export function readerKeySql(viewer: Viewer): { sql: string; params: unknown[] } {
+  if (viewer.role === 'GUEST') return { sql: `coalesce(p.patient_user_id, 'protocol:' || p.id)`, params: [] };
+  if (viewer.role === 'SHARE') return { sql: `''`, params: [] };
+  return { sql: '?', params: [viewer.userId ?? ''] };
+}
+
+/**
+ * What a protocol's detail shows: the protocol's facts, then each enabled exam with its resources,
+ * its read mark for `readerKey` and its DICOM study. Nothing is checked here: the caller authorises
+ * the protocol before using anything read. On PostgreSQL it is one statement (one round trip); on
+ * SQLite the protocol is read on its own, which measured cheaper there than its columns repeated
+ * on every exam's row (docs/decisions.md).
+ */
+export async function readProtocolDetail(
   r: SqlReader,
   protocolId: string,
-  readerKey: string | null,
-): Promise<ExamWithResources[]> {
+  readerKey: { sql: string; params: unknown[] },
+): Promise<{ protocol: ProtocolWithLicenses; exams: ExamWithResources[] } | undefined> {
+  const alone = r.dialect === 'sqlite';
+  const protocol = alone ? await readProtocolFacts(r, protocolId) : undefined;
+  if (alone && !protocol) return undefined;
   const rows = await r.arrays(
-    `select ${columnsOf('e', EXAM_COLUMNS)}, ${columnsOf('r', RESOURCE_COLUMNS)},
-      case when exists (select 1 from exam_reads er where er.exam_id = e.id and er.viewer_key = ?) then 1 else 0 end
-      from exams e left join resources r on r.exam_id = e.id
-      where e.protocol_id = ? and e.is_enabled = 1
+    `select ${alone ? 'p.id' : protocolFactsColumns(r)}, ${columnsOf('e', EXAM_COLUMNS)}, ${columnsOf('r', RESOURCE_COLUMNS)},
+      case when exists (select 1 from exam_reads er where er.exam_id = e.id and er.viewer_key = ${readerKey.sql})
+        then 1 else 0 end,
+      (select d.study_uid from dicom_studies d where d.institution_id = p.institution_id
+        and d.accession_number = e.exam_key order by d.study_date, d.created_at limit 1)
+      from protocols p left join exams e on e.protocol_id = p.id and e.is_enabled = 1
+        left join resources r on r.exam_id = e.id
+      where p.id = ?
       order by e.position, e.id, r.created_at, r.id`,
-    // A viewer key is never empty: '' reads no mark.
-    [readerKey ?? '', protocolId],
+    [...readerKey.params, protocolId],
   );
-  const out: ExamWithResources[] = [];
-  const resourceAt = EXAM_COLUMNS.length;
+  const first = rows[0];
+  if (!first) return undefined;
+  const examAt = alone ? 1 : PROTOCOL_COLUMNS.length + 1;
+  const resourceAt = examAt + EXAM_COLUMNS.length;
   const readAt = resourceAt + RESOURCE_COLUMNS.length;
+  const exams: ExamWithResources[] = [];
   for (const values of rows) {
-    let exam = out.at(-1);
-    if (exam === undefined || exam.row.id !== values[0]) {
-      exam = { row: fromValues<ExamRow>(EXAM_COLUMNS, values, 0), resources: [], read: Number(values[readAt]) === 1 };
-      out.push(exam);
+    // A protocol without enabled exams comes as one row with no exam.
+    if (values[examAt] === null) continue;
+    let exam = exams.at(-1);
+    if (exam === undefined || exam.row.id !== values[examAt]) {
+      exam = {
+        row: fromValues<ExamRow>(EXAM_COLUMNS, values, examAt),
+        resources: [],
+        read: Number(values[readAt]) === 1,
+        studyUid: (values[readAt + 1] as string | null) ?? null,
+      };
+      exams.push(exam);
     }
     if (values[resourceAt] !== null) exam.resources.push(fromValues<ResourceRow>(RESOURCE_COLUMNS, values, resourceAt));
   }
-  return out;
+  return { protocol: protocol ?? protocolFactsOf(first, 0), exams };
 }
 
 /** One exam row, in one prepared statement of the reader. */

@@ -25,7 +25,7 @@ import {
   FIELD_SEPARATOR,
   type ListedProtocolRow,
   protocolFactsMany,
-  readExamsWithResources,
+  type ExamWithResources,
   readProtocolFacts,
   type ProtocolRow,
   holdFactsOf,
@@ -472,17 +472,15 @@ export async function buildProtocolItems(
  * One authorised protocol's item with its exam details (spec 2.8): its served exams, their
  * resources and the viewer's read marks in one statement; the institution from memory.
  */
-export async function protocolDetailItem(
+export function protocolDetailItem(
   ctx: AppContext,
   viewer: DeliveryViewer,
   protocol: ProtocolRow & Partial<Pick<HoldProtocolFacts, 'requesterLicenses'>>,
+  institution: DeliveryInstitution | undefined,
+  rows: readonly ExamWithResources[],
   options: { external?: boolean } = {},
-): Promise<ProtocolItem> {
+): ProtocolItem {
   const key = readerKey(viewer, protocol);
-  const [rows, institution] = await Promise.all([
-    readExamsWithResources(ctx.database.reader, protocol.id, key),
-    institutionsOf(ctx, viewer, [protocol.institutionId]).then((m) => m.get(protocol.institutionId)),
-  ]);
   const exams: Array<ItemExam<ExamRow, ResourceRow>> = [];
   const now = ctx.clock.now();
   for (const e of rows) {

@@ -416,10 +416,17 @@ describe('results delivery: lists, details and files', () => {
 
   it('keeps read state per viewer: guests read as the patient, shares change nothing', async () => {
     const { a } = await makeFreshProtocol();
-    const readOf = async (caller: Caller) =>
-      (await get(`/api/v2/delivery/dashboard/protocols/exams?request=${a.protocol.id}`, caller))
+    const readWith = async (token: string) =>
+      (
+        await portal.app.inject({
+          method: 'GET',
+          url: `/api/v2/delivery/dashboard/protocols/exams?request=${a.protocol.id}`,
+          headers: bearer(token),
+        })
+      )
         .json()
         .data.map((e: { examRead: boolean }) => e.examRead);
+    const readOf = (caller: Exclude<Caller, 'anonymous'>) => readWith(w.tokens[caller]);
     const share = await makeShare(portal.ctx, w.users.owner.id, [a.protocol.id], (i) => portal.sessionFor(i));
     const guest = await portal.sessionFor({ role: 'GUEST', username: a.protocol.number, protocolIds: [a.protocol.id] });
     const report = a.resources[0]!;
@@ -449,6 +456,9 @@ describe('results delivery: lists, details and files', () => {
     });
     expect(await readOf('owner')).toEqual([true, false]);
     expect(await readOf('physician')).toEqual([false, false]);
+    // The protocol's detail shows the guest the patient's marks, and a share none.
+    expect(await readWith(guest)).toEqual([true, false]);
+    expect(await readWith(share.token)).toEqual([false, false]);
     const reads = await portal.ctx.db
       .selectFrom('examReads')
       .selectAll()

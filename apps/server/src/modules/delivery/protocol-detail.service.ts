@@ -4,17 +4,21 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { recordAudit } from '../../plugins/audit.js';
-import { studyUidsOfExamKeys } from '../dicom/dicom.repository.js';
+import { type ExamWithResources, readerKeySql, readProtocolDetail } from './delivery.repository.js';
 import {
   auditPatient,
   auditUser,
-  authoriseProtocol,
+  authorisedProtocol,
   institutionOf,
   loadViewer,
   protocolDetailItem,
 } from './delivery.service.js';
 
-/** One protocol with its exams (spec 2.8); the open is traced as VIEW_PROTOCOL. */
+/**
+ * One protocol with its exams (spec 2.8); the open is traced as VIEW_PROTOCOL. The protocol, its
+ * exams, resources, read marks and DICOM studies come in one statement, authorised before any of
+ * it is used.
+ */
 export async function protocolDetail(
   ctx: AppContext,
   auth: AuthContext,
@@ -23,12 +27,13 @@ export async function protocolDetail(
 ): Promise<ProtocolItem> {
   const viewer = loadViewer(auth);
   if (!protocolId) throw notFound();
-  const protocol = await authoriseProtocol(ctx, viewer, protocolId);
-  const [item, institution] = await Promise.all([
-    protocolDetailItem(ctx, viewer, protocol, { external: viewer.role === 'EXTERNAL' }),
-    institutionOf(ctx, viewer, protocol.institutionId),
-  ]);
-  await attachDicomStudies(ctx, protocol.institutionId, item.exams ?? []);
+  const found = await readProtocolDetail(ctx.database.reader, protocolId, readerKeySql(viewer));
+  const protocol = authorisedProtocol(viewer, found?.protocol);
+  const institution = await institutionOf(ctx, viewer, protocol.institutionId);
+  const item = protocolDetailItem(ctx, viewer, protocol, institution, found!.exams, {
+    external: viewer.role === 'EXTERNAL',
+  });
+  attachDicomStudies(item.exams ?? [], found!.exams);
   // Answered only once the trace is committed (grouped with other calls' writes).
   await recordAudit(
     ctx,
@@ -50,17 +55,12 @@ export async function protocolDetail(
  * Contract 9: an exam whose examKey is the Accession Number of a study the institution sent shows
  * it (unless the institution hides that exam type's image button), whichever arrived first.
  */
-async function attachDicomStudies(ctx: AppContext, institutionId: string, exams: Exam[]): Promise<void> {
-  // A result held from the viewer shows no study either.
-  const hidden = (e: Exam) => e.hideImageButtonExam || e.hold?.withheld === true;
-  const shown = exams.filter((e) => !hidden(e));
-  const studies = await studyUidsOfExamKeys(
-    ctx.database.reader,
-    institutionId,
-    shown.map((e) => e.examKey),
-  );
+function attachDicomStudies(exams: Exam[], read: readonly ExamWithResources[]): void {
+  const studies = new Map(read.map((e) => [e.row.id, e.studyUid]));
   for (const exam of exams) {
-    exam.dicomStudyUid = hidden(exam) ? null : (studies.get(exam.examKey) ?? null);
+    // A result held from the viewer shows no study either.
+    const hidden = exam.hideImageButtonExam || exam.hold?.withheld === true;
+    exam.dicomStudyUid = hidden ? null : (studies.get(exam.id) ?? null);
   }
 }
 

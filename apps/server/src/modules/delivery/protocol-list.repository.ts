@@ -6,6 +6,7 @@ import {
   listedExamsColumn,
   listedRow,
   type ListedProtocolRow,
+  readerKeySql,
   selectList,
 } from './delivery.repository.js';
 
@@ -158,13 +159,6 @@ function pagePlan(viewer: Viewer, filter: ListFilter) {
   };
 }
 
-/** The viewer's read-state key as SQL (guests read as the protocol's patient). */
-function viewerKey(viewer: Viewer): Clause {
-  if (viewer.role === 'GUEST') return { sql: `coalesce(p.patient_user_id, 'protocol:' || p.id)`, params: [] };
-  if (viewer.role === 'SHARE') return { sql: `''`, params: [] };
-  return { sql: '?', params: [viewer.userId ?? ''] };
-}
-
 function conditions(r: SqlReader, viewer: Viewer, filter: ListFilter): Clause {
   const parts: Clause[] = [reach(r, viewer, filter), { sql: 'p.disabled = 0', params: [] }];
   if (filter.from) parts.push({ sql: 'p.sort_at >= ?', params: [filter.from] });
@@ -191,7 +185,7 @@ function conditions(r: SqlReader, viewer: Viewer, filter: ListFilter): Clause {
     });
   }
   if (filter.read) {
-    const key = viewerKey(viewer);
+    const key = readerKeySql(viewer);
     const served = `e.protocol_id = p.id and e.is_enabled = 1 and not exists (select 1 from visualizer_settings v
       where v.institution_id = p.institution_id and v.exam_type_code = e.type and v.enable = 0)`;
     const allRead = `(exists (select 1 from exams e where ${served})
@@ -296,7 +290,7 @@ export async function listProtocols(
   const order =
     table.requesters && filter.orderBy === 'date' ? 'pr.sort_at desc, pr.protocol_id desc' : ORDER[filter.orderBy];
   // The page brings its exams along: one statement instead of a second one over the page's ids.
-  const exams = listedExamsColumn(r, viewerKey(viewer));
+  const exams = listedExamsColumn(r, readerKeySql(viewer));
   // A plain page of a user with few protocols keeps one plan; other pages are planned for their
   // values, since a kept plan may sort a heavy user's whole range (docs/decisions.md).
   const plan = pagePlan(viewer, filter);

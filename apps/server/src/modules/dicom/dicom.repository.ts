@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db, Dialect, SqlReader } from '../../db/database.js';
+import type { Db, Dialect } from '../../db/database.js';
 import type { DicomInstanceTable, DicomSeriesTable, DicomStudyTable } from '../../db/schema.js';
 
 export type StudyRow = Selectable<DicomStudyTable>;
@@ -34,28 +34,6 @@ export async function studiesOfExamKeys(
     .orderBy('studyDate')
     .orderBy('createdAt')
     .execute();
-}
-
-/**
- * The study each accession number among `examKeys` names in the institution (the first by study
- * date, then arrival, as `studiesOfExamKeys` orders them), in one prepared statement of the reader:
- * a protocol's detail asks on every open.
- */
-export async function studyUidsOfExamKeys(
-  r: SqlReader,
-  institutionId: string,
-  examKeys: readonly string[],
-): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  if (examKeys.length === 0) return out;
-  const rows = await r.arrays(
-    `select accession_number, study_uid from dicom_studies
-      where institution_id = ? and accession_number in ${r.listParam}
-      order by study_date, created_at`,
-    [institutionId, r.list([...new Set(examKeys)])],
-  );
-  for (const [accession, uid] of rows as Array<[string, string]>) if (!out.has(accession)) out.set(accession, uid);
-  return out;
 }
 
 /** The exams an accession number joins: same institution, examKey equal to it. */
