@@ -1,6 +1,5 @@
 import { ServerMessage } from '@portal/shared/errors';
-import { AccountMessage } from '@portal/shared/schemas/accounts';
-import { AuthMessage } from '@portal/shared/schemas/auth';
+import { AccountMessage, AuthMessage } from '@portal/shared/messages';
 import { ApiError } from './api';
 
 // Server texts the console's calls can answer, matched by substring like the patient app does.

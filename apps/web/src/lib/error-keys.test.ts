@@ -1,6 +1,5 @@
 import { ServerMessage } from '@portal/shared/errors';
-import { AccountMessage } from '@portal/shared/schemas/accounts';
-import { AuthMessage, mfaNeedsValidationMessage } from '@portal/shared/schemas/auth';
+import { AccountMessage, AuthMessage, mfaNeedsValidationMessage } from '@portal/shared/messages';
 import { describe, expect, it } from 'vitest';
 import { errorKey } from './error-keys';
 

@@ -1,7 +1,5 @@
 import { ServerMessage, translationKeyForServerMessage } from '@portal/shared/errors';
-import { AccountMessage } from '@portal/shared/schemas/accounts';
-import { AuthMessage } from '@portal/shared/schemas/auth';
-import { PasskeyMessage } from '@portal/shared/schemas/passkeys';
+import { AccountMessage, AuthMessage, PasskeyMessage } from '@portal/shared/messages';
 
 // Server texts of the account flows that the spec's catalogue does not list (matched the same way).
 const EXTRA_KEYS: ReadonlyArray<{ match: string; key: string }> = [

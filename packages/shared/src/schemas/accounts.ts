@@ -3,29 +3,6 @@ import { EMAIL_FREQUENCIES } from '../exam-status.js';
 import { BRAZILIAN_STATES, PASSWORD_MAX } from '../limits.js';
 import { parseBrDate, zEmail, zLanguage, zPassword } from '../validation.js';
 
-/**
- * Server messages of the account flows that the spec's catalogue (errors.ts) does not name.
- * The catalogue's own texts are used wherever it has one.
- */
-export const AccountMessage = {
-  userNotFound: 'User not found.',
-  passwordTooCommon: 'The password is too common. Choose another one.',
-  passwordConfirmationMismatch: 'The password confirmation does not match.',
-  emailConfirmationMismatch: 'The e-mail confirmation does not match.',
-  nameRequired: 'The name is required.',
-  emailRequired: 'The e-mail is required.',
-  phoneInvalid: 'Phone number invalid.',
-  protocolLinkedToAnotherAccount: 'The protocol is already linked to another account!',
-  protocolPasswordRequired: 'The protocol password is required.',
-  termsNotAccepted: 'The terms of use must be accepted.',
-  tagAlreadyExists: 'The tag already exists!',
-  tagInUse: 'The tag is in use by protocols.',
-  favoriteTagNotYours: 'The group informed is not one of yours.',
-  physicianKeepsOwnData: "A physician's name and license are kept by the physician.",
-  userSharedWithOtherInstitutions:
-    "The user also belongs to other institutions' groups: an administrator changes his name.",
-} as const;
-
 /** `DD/MM/YYYY` as the spec types it; `YYYY-MM-DD` is also taken (the form reloads the record). */
 export const zPersonDate = z.string().transform((v, ctx) => {
   const iso = /^\d{4}-\d{2}-\d{2}$/.test(v.trim())

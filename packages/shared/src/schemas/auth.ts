@@ -1,23 +1,9 @@
 import { z } from 'zod';
 import { MFA_PHONE_MIN_DIGITS, MFA_TOKEN_LENGTH, PASSWORD_MAX } from '../limits.js';
+import { AuthMessage } from '../messages.js';
 import { digitsOnly } from '../validation.js';
 import { envelope } from './common.js';
 import { passkeyAssertion } from './passkeys.js';
-
-/**
- * Messages of the sign-in and MFA calls that the spec's catalogue (section 8) does not name.
- * The catalogue's own texts live in `errors.ts`.
- */
-export const AuthMessage = {
-  mfaTokenInvalid: 'The MFA token is invalid or expired.',
-  mfaPhoneInvalid: `The phone number must have at least ${MFA_PHONE_MIN_DIGITS} digits.`,
-  mfaProofMissing: 'Inform the MFA token or the current password.',
-  adminLoginOnly: 'This login is only for the administration interface.',
-} as const;
-
-/** `<username> has enabled the MFA validation and needs validation.` (contract 3). */
-export const mfaNeedsValidationMessage = (username: string) =>
-  `${username} has enabled the MFA validation and needs validation.`;
 
 /** Empty strings and null count as "not given" (the login form sends '' for hidden fields). */
 const optionalText = (max: number) =>

@@ -1,17 +1,6 @@
 import { z } from 'zod';
 import { envelope } from './common.js';
 
-/** Messages of the passkey calls (the web app matches them to show translated texts). */
-export const PasskeyMessage = {
-  challengeInvalid: 'The passkey request expired or was already used. Try again.',
-  passkeyNotRecognized: 'This passkey is not registered on the portal.',
-  passkeyRejected: 'The passkey could not be verified.',
-  passkeyAlreadyRegistered: 'This passkey is already registered.',
-  lastSignInMethod: 'This passkey is the only way into the account; set a password before removing it.',
-  passkeysNotAllowed: 'Passkeys are for patients, physicians and external users.',
-  tooManyPasskeys: 'An account may have at most 20 passkeys.',
-} as const;
-
 export const PASSKEY_NAME_MAX = 64;
 export const PASSKEYS_PER_ACCOUNT_MAX = 20;
 /** A challenge may be answered for 5 minutes. */

@@ -10,10 +10,6 @@ import {
 import { zEmail, zLanguage } from '../validation.js';
 import { paged } from './common.js';
 
-export const ShareMessage = {
-  tooManyShares: 'Too many shares in a short time. Try again later.',
-} as const;
-
 /** Spec 3 share request; `token` in the body is ignored (contract 8: the bearer authenticates). */
 export const zShareCreate = z.object({
   emails: z

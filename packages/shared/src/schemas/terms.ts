@@ -5,10 +5,6 @@ import { zLanguage } from '../validation.js';
 export const TERM_TYPES = ['TERMS', 'PP'] as const;
 export const TERM_USER_TYPES = ['PATIENT', 'PHYSICIAN', 'EXTERNAL', 'COMPANY'] as const;
 
-export const TermMessage = {
-  termNotCurrent: 'The term informed is not a current term of this user.',
-} as const;
-
 export const zTermQuery = z.object({
   userType: z.string().toUpperCase().pipe(z.enum(TERM_USER_TYPES)).default('PATIENT'),
   language: zLanguage.nullish(),

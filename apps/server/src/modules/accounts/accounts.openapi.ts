@@ -1,5 +1,5 @@
 import { ServerMessage } from '@portal/shared/errors';
-import { AccountMessage } from '@portal/shared/schemas/accounts';
+import { AccountMessage } from '@portal/shared/messages';
 import type { OperationDoc, OperationDocs } from '../../plugins/openapi.js';
 
 const ID = '0b9f3c2e-5d1a-4c7e-9a8b-1f2e3d4c5b6a';

@@ -1,6 +1,6 @@
-import { AccountMessage } from '@portal/shared/schemas/accounts';
 import { PASSWORD_MAX, PASSWORD_MIN } from '@portal/shared/limits';
 import { ServerMessage } from '@portal/shared/errors';
+import { AccountMessage } from '@portal/shared/messages';
 import { badRequest } from '../../lib/errors.js';
 import { COMMON_PASSWORDS } from './common-passwords.js';
 

@@ -1,5 +1,6 @@
 import { ServerMessage } from '@portal/shared/errors';
-import { AccountMessage, type PatientEdit, type UserRecord } from '@portal/shared/schemas/accounts';
+import { AccountMessage } from '@portal/shared/messages';
+import type { PatientEdit, UserRecord } from '@portal/shared/schemas/accounts';
 import { formatCpf } from '@portal/shared/validation';
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context.js';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ServerMessage } from '@portal/shared/errors';
-import { AccountMessage } from '@portal/shared/schemas/accounts';
+import { AccountMessage } from '@portal/shared/messages';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { AppError, conflict, notFound } from '../../lib/errors.js';

@@ -1,4 +1,4 @@
-import { AccountMessage } from '@portal/shared/schemas/accounts';
+import { AccountMessage } from '@portal/shared/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPortal, type TestPortal } from '../../test/helpers.js';
 import { makeInstitution, makeProtocol } from './test-factories.js';

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { ServerMessage } from '@portal/shared/errors';
 import { DEFAULT_LANGUAGE, TOKEN_TTL_MS } from '@portal/shared/limits';
-import { AccountMessage, type PatientCreate } from '@portal/shared/schemas/accounts';
+import { AccountMessage } from '@portal/shared/messages';
+import type { PatientCreate } from '@portal/shared/schemas/accounts';
 import { digitsOnly, EMAIL_PATTERN, isValidBrazilianPhone, isValidCpf } from '@portal/shared/validation';
 import type { AppContext } from '../../context.js';
 import { type Db, isUniqueViolation } from '../../db/database.js';

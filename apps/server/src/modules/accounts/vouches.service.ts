@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { AccountMessage, type VouchedPhysician } from '@portal/shared/schemas/accounts';
+import { AccountMessage } from '@portal/shared/messages';
+import type { VouchedPhysician } from '@portal/shared/schemas/accounts';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';

@@ -1,6 +1,5 @@
 import { ServerMessage } from '@portal/shared/errors';
-import { AuthMessage, mfaNeedsValidationMessage } from '@portal/shared/schemas/auth';
-import { PasskeyMessage } from '@portal/shared/schemas/passkeys';
+import { AuthMessage, mfaNeedsValidationMessage, PasskeyMessage } from '@portal/shared/messages';
 import type { OperationDocs } from '../../plugins/openapi.js';
 
 const SESSION_USER = {

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { ServerMessage } from '@portal/shared/errors';
-import { AuthMessage, type LoginInput, mfaNeedsValidationMessage, type SessionUser } from '@portal/shared/schemas/auth';
-import { PasskeyMessage, type passkeySignInBody } from '@portal/shared/schemas/passkeys';
+import { AuthMessage, mfaNeedsValidationMessage, PasskeyMessage } from '@portal/shared/messages';
+import type { LoginInput, SessionUser } from '@portal/shared/schemas/auth';
+import type { passkeySignInBody } from '@portal/shared/schemas/passkeys';
 import { formatCpf, maskCpf, parseBrDate } from '@portal/shared/validation';
 import type { z } from 'zod';
 import type { AppContext } from '../../context.js';

@@ -1,5 +1,5 @@
+import { PasskeyMessage } from '@portal/shared/messages';
 import type { ChildProcess } from 'node:child_process';
-import { PasskeyMessage } from '@portal/shared/schemas/passkeys';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabaseEnv, startTestPortal, TEST_DIALECT } from '../../test/helpers.js';
 import { type HttpAnswer, httpBurst, httpCall } from '../../test/http-client.js';

@@ -10,11 +10,11 @@ import {
 import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import { PasskeyMessage } from '@portal/shared/messages';
 import {
   PASSKEY_CHALLENGE_TTL_MS,
   type PasskeyAssertion,
   type PasskeyItem,
-  PasskeyMessage,
   PASSKEYS_PER_ACCOUNT_MAX,
   type registerPasskeyBody,
 } from '@portal/shared/schemas/passkeys';

@@ -1,6 +1,6 @@
-import { PASSKEYS_PER_ACCOUNT_MAX, PasskeyMessage } from '@portal/shared/schemas/passkeys';
+import { AuthMessage, PasskeyMessage } from '@portal/shared/messages';
+import { PASSKEYS_PER_ACCOUNT_MAX } from '@portal/shared/schemas/passkeys';
 import { ServerMessage } from '@portal/shared/errors';
-import { AuthMessage } from '@portal/shared/schemas/auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.js';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';

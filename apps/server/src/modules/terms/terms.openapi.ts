@@ -1,5 +1,5 @@
 import { ServerMessage } from '@portal/shared/errors';
-import { TermMessage } from '@portal/shared/schemas/terms';
+import { TermMessage } from '@portal/shared/messages';
 import type { OperationDocs } from '../../plugins/openapi.js';
 
 /** Spec 7.5 and contract 7: terms of use. */

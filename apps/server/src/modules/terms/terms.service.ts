@@ -1,5 +1,5 @@
 import { DEFAULT_LANGUAGE } from '@portal/shared/limits';
-import { TermMessage } from '@portal/shared/schemas/terms';
+import { TermMessage } from '@portal/shared/messages';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { badRequest } from '../../lib/errors.js';
