@@ -52,6 +52,16 @@ async function audit(page, url, keepStorage) {
     for (const item of (audits['bootup-time']?.details?.items ?? []).slice(0, 5)) {
       console.log(`  ${url} script ${item.url}: ${Math.round(item.total)} ms`);
     }
+    // Where the main thread went (script, style and layout, parsing...) and each long task.
+    const work = (audits['mainthread-work-breakdown']?.details?.items ?? []).map(
+      (item) => `${item.groupLabel ?? item.group} ${Math.round(item.duration)}`,
+    );
+    console.log(`  ${url} main thread ms: ${work.join(', ')}`);
+    for (const item of audits['long-tasks']?.details?.items ?? []) {
+      console.log(
+        `  ${url} long task at ${Math.round(item.startTime)} ms: ${Math.round(item.duration)} ms, ${item.url}`,
+      );
+    }
     // The element Lighthouse took for the largest paint (its audit fails on some Chromium builds).
     const lcpAudit = audits['largest-contentful-paint-element'];
     const lcpItems = lcpAudit?.details?.items ?? [];
