@@ -192,19 +192,20 @@ export function readerKeySql(viewer: Viewer): { sql: string; params: unknown[] }
 
 /**
  * What a protocol's detail shows: the protocol's facts, then each enabled exam with its resources,
- * its read mark for `readerKey` and its DICOM study. Nothing is checked here: the caller authorises
- * the protocol before using anything read. On PostgreSQL it is one statement (one round trip); on
- * SQLite the protocol is read on its own, which measured cheaper there than its columns repeated
- * on every exam's row (docs/decisions.md).
+ * its read mark for `readerKey` and its DICOM study. `authorise` gets the facts (undefined when
+ * there is no such protocol) before anything else read is used, and throws when the viewer may not
+ * see them. On PostgreSQL it is one statement (one round trip); on SQLite the protocol is read and
+ * authorised on its own first, which also measured cheaper there than its columns repeated on
+ * every exam's row (docs/decisions.md).
  */
-export async function readProtocolDetail(
+export async function readProtocolDetail<P>(
   r: SqlReader,
   protocolId: string,
   readerKey: { sql: string; params: unknown[] },
-): Promise<{ protocol: ProtocolWithLicenses; exams: ExamWithResources[] } | undefined> {
+  authorise: (facts: ProtocolWithLicenses | undefined) => P,
+): Promise<{ protocol: P; exams: ExamWithResources[] }> {
   const alone = r.dialect === 'sqlite';
-  const protocol = alone ? await readProtocolFacts(r, protocolId) : undefined;
-  if (alone && !protocol) return undefined;
+  const protocol = alone ? authorise(await readProtocolFacts(r, protocolId)) : undefined;
   const rows = await r.arrays(
     `select ${alone ? 'p.id' : protocolFactsColumns(r)}, ${columnsOf('e', EXAM_COLUMNS)}, ${columnsOf('r', RESOURCE_COLUMNS)},
       case when exists (select 1 from exam_reads er where er.exam_id = e.id and er.viewer_key = ${readerKey.sql})
@@ -218,7 +219,8 @@ export async function readProtocolDetail(
     [...readerKey.params, protocolId],
   );
   const first = rows[0];
-  if (!first) return undefined;
+  // Nothing read is used before the viewer is known to see the protocol.
+  const authorised = alone ? protocol! : authorise(first && protocolFactsOf(first, 0));
   const examAt = alone ? 1 : PROTOCOL_COLUMNS.length + 1;
   const resourceAt = examAt + EXAM_COLUMNS.length;
   const readAt = resourceAt + RESOURCE_COLUMNS.length;
@@ -238,7 +240,7 @@ export async function readProtocolDetail(
     }
     if (values[resourceAt] !== null) exam.resources.push(fromValues<ResourceRow>(RESOURCE_COLUMNS, values, resourceAt));
   }
-  return { protocol: protocol ?? protocolFactsOf(first, 0), exams };
+  return { protocol: authorised, exams };
 }
 
 /** One exam row, in one prepared statement of the reader. */

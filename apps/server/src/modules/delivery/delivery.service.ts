@@ -469,8 +469,8 @@ export async function buildProtocolItems(
 }
 
 /**
- * One authorised protocol's item with its exam details (spec 2.8): its served exams, their
- * resources and the viewer's read marks in one statement; the institution from memory.
+ * One authorised protocol's item with its exam details (spec 2.8), from its exams as read with their
+ * resources and the viewer's read marks (`readProtocolDetail`): the served ones, their holds applied.
  */
 export function protocolDetailItem(
   ctx: AppContext,

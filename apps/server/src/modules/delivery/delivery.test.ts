@@ -414,6 +414,52 @@ describe('results delivery: lists, details and files', () => {
     }
   });
 
+  it('gives a guest of a protocol with no account its own read marks, and a protocol without enabled exams its frame', async () => {
+    const { protocol, exams } = await makeProtocol(portal.ctx, {
+      institutionId: w.institution.id,
+      patientUserId: null,
+      exams: [
+        { description: 'Ureia', type: 'LAB' },
+        { description: 'Creatinina', type: 'LAB' },
+      ],
+    });
+    const report = await makeResource(portal.ctx, {
+      examId: exams[0]!.id,
+      type: 'REPORT',
+      bytes: await pdfBytes('Ureia'),
+    });
+    const guest = await portal.sessionFor({ role: 'GUEST', username: protocol.number, protocolIds: [protocol.id] });
+    const detail = async (token: string, id: string) =>
+      portal.app.inject({
+        method: 'GET',
+        url: `/api/delivery/persistence/dashboard/protocol/byId?id=${id}`,
+        headers: bearer(token),
+      });
+    const readState = async () =>
+      (await detail(guest, protocol.id)).json().data.examList.map((e: { examRead: boolean }) => e.examRead);
+    expect(await readState()).toEqual([false, false]);
+    const opened = await portal.app.inject({
+      method: 'GET',
+      url: `/api/v2/delivery/resource/report?resourceId=${report.id}`,
+      headers: bearer(guest),
+    });
+    expect(opened.statusCode).toBe(200);
+    // No account is linked: the guest's mark is the protocol's own.
+    expect(await readState()).toEqual([true, false]);
+    const marks = await portal.ctx.db
+      .selectFrom('examReads')
+      .select('viewerKey')
+      .where('examId', '=', exams[0]!.id)
+      .execute();
+    expect(marks.map((m) => m.viewerKey)).toEqual([`protocol:${protocol.id}`]);
+
+    // Every exam switched off: the protocol still opens, with no exam.
+    await portal.ctx.db.updateTable('exams').set({ isEnabled: 0 }).where('protocolId', '=', protocol.id).execute();
+    const empty = await detail(guest, protocol.id);
+    expect(empty.statusCode).toBe(200);
+    expect(empty.json().data).toMatchObject({ requestId: protocol.id, examList: [] });
+  });
+
   it('keeps read state per viewer: guests read as the patient, shares change nothing', async () => {
     const { a } = await makeFreshProtocol();
     const readWith = async (token: string) =>

@@ -15,9 +15,9 @@ import {
 } from './delivery.service.js';
 
 /**
- * One protocol with its exams (spec 2.8); the open is traced as VIEW_PROTOCOL. The protocol, its
- * exams, resources, read marks and DICOM studies come in one statement, authorised before any of
- * it is used.
+ * One protocol with its exams (spec 2.8); the open is traced as VIEW_PROTOCOL. The protocol is
+ * authorised before anything read with it is used (on PostgreSQL it comes in the same statement as
+ * its exams, resources, read marks and DICOM studies).
  */
 export async function protocolDetail(
   ctx: AppContext,
@@ -27,13 +27,14 @@ export async function protocolDetail(
 ): Promise<ProtocolItem> {
   const viewer = loadViewer(auth);
   if (!protocolId) throw notFound();
-  const found = await readProtocolDetail(ctx.database.reader, protocolId, readerKeySql(viewer));
-  const protocol = authorisedProtocol(viewer, found?.protocol);
+  const { protocol, exams } = await readProtocolDetail(ctx.database.reader, protocolId, readerKeySql(viewer), (facts) =>
+    authorisedProtocol(viewer, facts),
+  );
   const institution = await institutionOf(ctx, viewer, protocol.institutionId);
-  const item = protocolDetailItem(ctx, viewer, protocol, institution, found!.exams, {
+  const item = protocolDetailItem(ctx, viewer, protocol, institution, exams, {
     external: viewer.role === 'EXTERNAL',
   });
-  attachDicomStudies(item.exams ?? [], found!.exams);
+  attachDicomStudies(item.exams ?? [], exams);
   // Answered only once the trace is committed (grouped with other calls' writes).
   await recordAudit(
     ctx,
