@@ -382,7 +382,8 @@ describe('loading', () => {
       if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
     });
     await page.goto('/login');
-    await page.getByRole('button', { name: 'Entrar' }).waitFor();
+    // The drawn "Entrar" is there at once; it is enabled once the app runs the form.
+    await page.locator('[data-testid="login-submit"]:not([disabled])').waitFor();
     expect(scripts.some((s) => s.includes('login-page'))).toBe(true);
     const others = scripts.filter((s) =>
       /(patient-create|patient-edit|physician-|company-access|reset-password|dashboard|history|charts|recharts|jspdf|study-viewer|dwv|pdf-viewer|pdf\.worker)/.test(
