@@ -174,7 +174,7 @@ export interface ExamWithResources {
   read: boolean;
   /**
    * The DICOM study of the protocol's institution whose Accession Number is the examKey (the first
-   * by study date, then arrival, as `studiesOfExamKeys` orders them), null when none.
+   * in `studyOrderSql`'s order, as `studiesOfExamKeys` lists them), null when none.
    */
   studyUid: string | null;
 }
@@ -188,6 +188,15 @@ export function readerKeySql(viewer: Viewer): { sql: string; params: unknown[] }
   if (viewer.role === 'GUEST') return { sql: `coalesce(p.patient_user_id, 'protocol:' || p.id)`, params: [] };
   if (viewer.role === 'SHARE') return { sql: `''`, params: [] };
   return { sql: '?', params: [viewer.userId ?? ''] };
+}
+
+/**
+ * The order of an exam's studies, over the table or alias `d`: by study date, one without a date
+ * after the dated ones (both databases alike: SQLite puts nulls first by default, PostgreSQL last),
+ * then by arrival. The first of them is the one a protocol's detail opens.
+ */
+export function studyOrderSql(d: string): string {
+  return `${d}.study_date asc nulls last, ${d}.created_at asc, ${d}.id asc`;
 }
 
 /**
@@ -211,7 +220,7 @@ export async function readProtocolDetail<P>(
       case when exists (select 1 from exam_reads er where er.exam_id = e.id and er.viewer_key = ${readerKey.sql})
         then 1 else 0 end,
       (select d.study_uid from dicom_studies d where d.institution_id = p.institution_id
-        and d.accession_number = e.exam_key order by d.study_date, d.created_at limit 1)
+        and d.accession_number = e.exam_key order by ${studyOrderSql('d')} limit 1)
       from protocols p left join exams e on e.protocol_id = p.id and e.is_enabled = 1
         left join resources r on r.exam_id = e.id
       where p.id = ?

@@ -1,6 +1,7 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { Db, Dialect } from '../../db/database.js';
 import type { DicomInstanceTable, DicomSeriesTable, DicomStudyTable } from '../../db/schema.js';
+import { studyOrderSql } from '../delivery/delivery.repository.js';
 
 export type StudyRow = Selectable<DicomStudyTable>;
 export type SeriesRow = Selectable<DicomSeriesTable>;
@@ -31,8 +32,7 @@ export async function studiesOfExamKeys(
     .selectAll()
     .where('institutionId', '=', institutionId)
     .where('accessionNumber', 'in', examKeys)
-    .orderBy('studyDate')
-    .orderBy('createdAt')
+    .orderBy(sql.raw(studyOrderSql('dicom_studies')))
     .execute();
 }
 

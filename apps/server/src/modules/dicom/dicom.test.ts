@@ -4,7 +4,7 @@ import path from 'node:path';
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../lib/ids.js';
+import { newId, sha256Hex } from '../../lib/ids.js';
 import {
   fixtureDir,
   makeCtSeries,
@@ -17,6 +17,7 @@ import {
 } from '../../test/dicom-fixtures.js';
 import { bearer, countRows, startTestPortal, type TestPortal } from '../../test/helpers.js';
 import { makeProtocol, makeVisualizerSettings, makeWorld } from '../delivery/test-factories.js';
+import { insertStudy } from './dicom.repository.js';
 
 const API_KEY = 'dicom-test-api-key';
 const BASE = '/api/dicomweb';
@@ -253,6 +254,45 @@ describe('DICOMweb: STOW-RS in, QIDO-RS and WADO-RS out', () => {
     expect(meta.statusCode).toBe(200);
     expect(meta.json()[0]['00020010'].Value).toEqual(['1.2.840.10008.1.2.5']);
     expect((await get(`${BASE}/studies/${ids.studyUid}/metadata`, world.tokens.otherPatient)).statusCode).toBe(404);
+  });
+
+  it('orders the studies of an exam by date, one without a date last, and opens the first, on either database', async () => {
+    const protocol = await makeProtocol(portal.ctx, {
+      institutionId: world.institution.id,
+      patientUserId: world.users.owner.id,
+      exams: [{ examKey: 'ORDER-ACC-1', type: 'CT' }],
+    });
+    const study = (studyUid: string, studyDate: string | null, createdAt: string) =>
+      insertStudy(portal.ctx.db, {
+        id: newId(),
+        institutionId: world.institution.id,
+        studyUid,
+        accessionNumber: 'ORDER-ACC-1',
+        studyDate,
+        studyTime: null,
+        studyDescription: null,
+        patientName: null,
+        patientId: null,
+        createdAt,
+        updatedAt: createdAt,
+      });
+    // Arrival order: the undated study first, then the later study, then the earlier one.
+    const [undated, later, earlier] = [testUid(), testUid(), testUid()];
+    await study(undated, null, '2026-01-01T00:00:00.000Z');
+    await study(later, '20260301', '2026-03-02T00:00:00.000Z');
+    await study(earlier, '20250101', '2026-03-03T00:00:00.000Z');
+    const exam = protocol.exams[0]!;
+    const listed = (await get(`${BASE}/studies?examId=${exam.id}`, world.tokens.owner)).json();
+    expect(listed.map((s: Record<string, { Value: string[] }>) => s['0020000D']!.Value[0])).toEqual([
+      earlier,
+      later,
+      undated,
+    ]);
+    const exams = await get(
+      `/api/v2/delivery/dashboard/protocols/exams?request=${protocol.protocol.id}`,
+      world.tokens.owner,
+    );
+    expect(exams.json().data.map((e: { dicomStudyUid: string | null }) => e.dicomStudyUid)).toEqual([earlier]);
   });
 
   it('takes every transfer syntax: multi-frame JPEG ultrasound, JPEG 2000 mammogram, RGB secondary capture, JPEG-LS, JPEG lossless, implicit VR', async () => {
