@@ -2,7 +2,6 @@ import '@mantine/core/styles/Badge.css';
 import '@mantine/core/styles/Card.css';
 import '@mantine/core/styles/Table.css';
 import { Badge, Box, Button, Card, Group, Stack, Table, Text, Tooltip } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
 import { EXAM_STATUS_CODES, type ExamStatusCode } from '@portal/shared/exam-status';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -16,6 +15,7 @@ import { HoldBadge, HoldNotice, ReleaseButton, ReleaseConfirmation } from './exa
 import { isSmartExam, openSmartExam } from './smart-launch';
 import type { Exam } from './results-api';
 import { ScrollTable } from './scroll-table';
+import { usePhone } from '../lib/use-phone';
 
 export interface ExamActions {
   onReport: (exam: Exam, resourceId: string) => void;
@@ -298,7 +298,7 @@ function ExamRows({
   caption?: ReactNode;
 }) {
   const { t } = useTranslation('results');
-  const phone = useMediaQuery('(max-width: 48em)');
+  const phone = usePhone();
   const rows = exams.map((exam) => ({ exam, d: examDisplay(exam) }));
 
   const legend = showStatus ? <StatusLegend /> : null;

@@ -1,5 +1,4 @@
 import { Alert, Anchor, Button, Center, Group, Loader, Modal, Stack, Text } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
 import { TOAST_MS } from '@portal/shared/limits';
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -9,6 +8,7 @@ import { notify } from '../lib/notify';
 import { ImageViewer } from './file-viewer/image-viewer';
 import { DownloadIcon } from './icons';
 import { type DownloadedFile, fetchFile, saveFile, useMarkRead } from './results-api';
+import { usePhone } from '../lib/use-phone';
 
 interface Shown {
   title: string;
@@ -31,7 +31,7 @@ export function useResourceOpener() {
   const { t } = useTranslation('results');
   const markRead = useMarkRead();
   // A phone gives the file the whole screen; the frame below the toolbar takes what is left of it.
-  const phone = useMediaQuery('(max-width: 48em)') ?? false;
+  const phone = usePhone();
   const frameHeight = phone ? 'calc(100dvh - 150px)' : 'min(75vh, 900px)';
   const [shown, setShown] = useState<Shown | null>(null);
   const [busy, setBusy] = useState<string | null>(null);

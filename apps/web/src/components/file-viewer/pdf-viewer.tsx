@@ -1,10 +1,10 @@
 import { Alert, Box, Loader, Text, UnstyledButton } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { openPdf, type PDFDocumentProxy, type RenderTask } from './pdfjs';
 import { clamp, distance, midpoint, type Point, ZOOM_STEP } from './zoom';
 import { ZoomBar } from './zoom-bar';
+import { usePhone } from '../../lib/use-phone';
 
 const MIN_ZOOM = 0.5;
 const MAX_ZOOM = 4;
@@ -108,7 +108,7 @@ function PageCanvas({
  */
 export default function PdfViewer({ blob, title, height }: { blob: Blob; title: string; height: string }) {
   const { t } = useTranslation('results');
-  const phone = useMediaQuery('(max-width: 48em)') ?? false;
+  const phone = usePhone();
   const [doc, setDoc] = useState<PDFDocumentProxy | null>(null);
   const [ratios, setRatios] = useState<number[]>([]);
   const [failed, setFailed] = useState(false);

@@ -20,7 +20,6 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
 import { PATIENT_DATE_PRESETS, TOAST_MS } from '@portal/shared/limits';
 import type { AccessItem, AccessWho } from '@portal/shared/schemas/access-log';
 import { useState } from 'react';
@@ -37,6 +36,7 @@ import { notify } from '../../../lib/notify';
 import { useCredentials } from '../../../lib/session';
 import { usePageTitle } from '../../../lib/use-page-title';
 import { accessesCsvPath, useAccessAlerts, useAccessAlertsMutation, useAccesses } from '../api/access-log-api';
+import { usePhone } from '../../../lib/use-phone';
 
 const SIZE = 20;
 const ALL = 'all';
@@ -189,7 +189,7 @@ export default function AccessLogPage() {
   const [range, setRange] = useState<DateRange>(() => presetRange('last6Months'));
   const [page, setPage] = useState(1);
   const [exporting, setExporting] = useState(false);
-  const phone = useMediaQuery('(max-width: 48em)');
+  const phone = usePhone();
   const filters = { protocol: protocol || undefined, ...rangeQuery(range) };
   const accesses = useAccesses(userId, { ...filters, page, size: SIZE });
   const protocols = useProtocolList('dashboard', { page: 1, size: 100 });

@@ -2,7 +2,6 @@ import '@mantine/core/styles/Badge.css';
 import '@mantine/core/styles/Card.css';
 import '@mantine/core/styles/Table.css';
 import { Badge, Box, Button, Card, Checkbox, Collapse, Group, Stack, Table, Text } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
 import dayjs from 'dayjs';
 import { Fragment, type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -13,6 +12,7 @@ import { formatCalendarDate, formatExamDate } from '../../../lib/dates';
 import { ProtocolExams } from './protocol-exams';
 import { ScrollTable } from '../../../components/scroll-table';
 import { ExamWords } from '../../../components/exam-words';
+import { usePhone } from '../../../lib/use-phone';
 
 export type GroupBy = 'date' | 'patient' | 'institution';
 
@@ -68,7 +68,7 @@ export function ProtocolList({
   actions?: (protocol: ProtocolItem) => ReactNode;
 }) {
   const { t } = useTranslation('results');
-  const phone = useMediaQuery('(max-width: 48em)');
+  const phone = usePhone();
   const opener = useResourceOpener();
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const toggle = (id: string) =>
