@@ -7,7 +7,7 @@ import { ARTIFACTS, expectAccessible, launchBrowser, screenshotBothWidths } from
 import { ROOT } from './support/build';
 import { type DrawnPage, drawPdfPage } from './support/files';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
-import { openPage, signIn } from './support/pages';
+import { openPage, reloadBeforeCode, signIn } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
 import { call, ingest, daysAgo, signInApi } from './support/results-data';
 
@@ -411,6 +411,63 @@ describe('patient dashboard', () => {
     expect(await rows(page).first().textContent()).toContain('P-TC');
     await page.getByText('Não lidos', { exact: true }).click();
     await page.getByText('11 protocolos encontrados').waitFor();
+    await page.context().close();
+  });
+
+  it('draws the dashboard before any code arrives, then the app replaces it with the list', async () => {
+    const page = await signedInPatient();
+    await rows(page).first().waitFor();
+    const { release, errors } = await reloadBeforeCode(page);
+    // The page itself, before any script: the header, the title and the list loading.
+    const drawnTitle = page.getByRole('heading', { level: 1, name: 'Meus protocolos' });
+    await drawnTitle.waitFor();
+    expect(await page.locator('.drawn-screen').evaluate((element) => getComputedStyle(element).visibility)).toBe(
+      'visible',
+    );
+    expect(await page.title()).toBe('Meus protocolos | Entrega de Resultados');
+    expect(await page.evaluate(() => document.querySelectorAll('script:not([src])').length)).toBe(0);
+    expect(await rows(page).count()).toBe(0);
+    await screenshotBothWidths(page, 'results-patient-dashboard-drawn-before-code');
+    await page.evaluate(() => {
+      (window as unknown as { drawnHeading: Element | null }).drawnHeading = document.querySelector('h1');
+    });
+
+    release();
+    await page.getByText('12 protocolos encontrados').waitFor();
+    // The app's own screen in its place: one title (not the drawn one), the greeting, the list.
+    await page.locator('.drawn-screen').waitFor({ state: 'detached' });
+    expect(await page.locator('h1').count()).toBe(1);
+    expect(
+      await page.evaluate(
+        () => (window as unknown as { drawnHeading: Element | null }).drawnHeading === document.querySelector('h1'),
+      ),
+    ).toBe(false);
+    await page.getByText('Olá, Maria', { exact: true }).first().waitFor();
+    expect(await rows(page).count()).toBe(10);
+    expect(errors).toEqual([]);
+    await page.unrouteAll();
+
+    // In another language the drawing (Portuguese) is not shown: the app draws the screen.
+    await page.evaluate(() => sessionStorage.setItem('portal.language', 'es'));
+    const spanish = await reloadBeforeCode(page);
+    const drawn = page.locator('.drawn-screen');
+    await drawn.waitFor({ state: 'attached' });
+    expect(await drawn.evaluate((element) => getComputedStyle(element).visibility)).toBe('hidden');
+    spanish.release();
+    await page.getByRole('heading', { level: 1, name: 'Mis protocolos' }).waitFor();
+    await drawn.waitFor({ state: 'detached' });
+    expect(spanish.errors).toEqual([]);
+    await page.unrouteAll();
+    await page.evaluate(() => sessionStorage.setItem('portal.language', 'pt-br'));
+
+    // Signed out, the dashboard's address shows no drawing either: the app sends the visit to the login.
+    await page.evaluate(() => sessionStorage.removeItem('portal.credentials'));
+    const signedOut = await reloadBeforeCode(page);
+    await drawn.waitFor({ state: 'attached' });
+    expect(await drawn.evaluate((element) => getComputedStyle(element).visibility)).toBe('hidden');
+    signedOut.release();
+    await page.waitForURL('**/login**');
+    await page.getByRole('button', { name: 'Entrar', exact: true }).waitFor();
     await page.context().close();
   });
 

@@ -8,7 +8,7 @@ import { AdminApi } from './support/admin-api';
 import { ARTIFACTS, expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
 import { ROOT } from './support/build';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
-import { openPage, signIn } from './support/pages';
+import { openPage, reloadBeforeCode, signIn } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
 import { call, ingest, daysAgo, registerPhysician, signInApi, upload } from './support/results-data';
 
@@ -340,6 +340,19 @@ describe('physician dashboard', () => {
   it('lists the external exams his group brings him, apart from his own list', async () => {
     const page = await signedIn(physician, '/dashboard/physician/protocols');
     await count(page, 58);
+    // Drawn before any code arrives (the page's title and the list loading), then his own screen.
+    const { release, errors } = await reloadBeforeCode(page);
+    await page.getByRole('heading', { level: 1, name: 'Resultados dos meus pacientes' }).waitFor();
+    expect(await page.locator('.drawn-screen').evaluate((element) => getComputedStyle(element).visibility)).toBe(
+      'visible',
+    );
+    await screenshotBothWidths(page, 'results-physician-dashboard-drawn-before-code');
+    release();
+    await count(page, 58);
+    await page.locator('.drawn-screen').waitFor({ state: 'detached' });
+    expect(await page.locator('h1').count()).toBe(1);
+    expect(errors).toEqual([]);
+    await page.unrouteAll();
     await page
       .getByRole('navigation', { name: 'Listas do médico' })
       .getByRole('link', { name: 'Exames externos' })

@@ -59,7 +59,7 @@ function copyDwvWorkers(outDir: string): void {
 
 interface DrawingModule {
   drawScreen(pathname: string): Promise<{ markup: string; title: string }>;
-  DRAWN_SCREENS: Record<string, { source: string }>;
+  DRAWN_SCREENS: Record<string, { source: string; kind: 'visitor' | 'session' }>;
 }
 
 /** The stylesheets of a chunk and of the chunks it imports, as the browser build wrote them. */
@@ -73,10 +73,11 @@ function stylesheetsOf(manifest: Manifest, key: string, seen = new Set<string>()
   return into;
 }
 
-// The screens of src/prerender.tsx (the sign-in screen) drawn into their own HTML file
-// (login.html, sent for /login): built for Node, run once, the markup put in #root with the
-// screen's stylesheets linked, so the page is drawn from its HTML and CSS alone; src/boot.ts then
-// asks for the app, which takes the drawn screen over.
+// The screens of src/prerender.tsx (the sign-in screen, the dashboards) drawn into an HTML file
+// each (the path plus .html: login.html, sent for /login, dashboard/patient/protocols.html...):
+// built for Node, run once, the markup put in #root with the screen's stylesheets linked, so the
+// page is drawn from its HTML and CSS alone; src/boot.ts then asks for the app, which takes the
+// drawn screen over or replaces it (<html data-drawn-for>: visitor or session).
 async function drawFirstScreens(root: string, outDir: string): Promise<void> {
   const drawingDir = path.join(root, '.prerender');
   await build({
@@ -94,11 +95,14 @@ async function drawFirstScreens(root: string, outDir: string): Promise<void> {
     const template = fs.readFileSync(path.join(outDir, 'index.html'), 'utf8');
     const boot = manifest['src/boot.ts'];
     if (!boot) throw new Error('src/boot.ts is not in the build');
-    // The app's own entry and preloads leave the page: src/boot.ts runs the app once it is painted.
-    const page = template
-      .replace(/\s*<script type="module"[^>]*><\/script>/, '')
-      .replace(/\s*<link rel="modulepreload"[^>]*>/g, '');
+    // The app's own entry leaves the page (src/boot.ts runs the app once it is painted), and the
+    // sign-in screen's preloads too: compiled while the page was parsed, they held its paint back.
+    const withPreloads = template.replace(/\s*<script type="module"[^>]*><\/script>/, '');
+    const withoutPreloads = withPreloads.replace(/\s*<link rel="modulepreload"[^>]*>/g, '');
     for (const [pathname, screen] of Object.entries(drawing.DRAWN_SCREENS)) {
+      // A screen drawn for a session keeps the app's preloads: its list needs the app to arrive, and
+      // fetched only after the first paint it came later (docs/decisions.md).
+      const page = screen.kind === 'session' ? withPreloads : withoutPreloads;
       const { markup, title } = await drawing.drawScreen(pathname);
       // The stylesheets of the screen's chunks (boot.ts asks for its code once the page is painted).
       const head = [...stylesheetsOf(manifest, screen.source)]
@@ -111,7 +115,10 @@ async function drawFirstScreens(root: string, outDir: string): Promise<void> {
         .join('\n    ');
       // Replaced through functions: a "$" in the texts is no replacement pattern.
       const html = page
-        .replace('<html lang="pt-BR">', () => '<html lang="pt-BR" data-mantine-color-scheme="light">')
+        .replace(
+          '<html lang="pt-BR">',
+          () => `<html lang="pt-BR" data-mantine-color-scheme="light" data-drawn-for="${screen.kind}">`,
+        )
         .replace(/<title>[^<]*<\/title>/, () => `<title>${title}</title>`)
         .replace('</head>', () => `  ${head}\n  </head>`)
         .replace(
@@ -120,7 +127,9 @@ async function drawFirstScreens(root: string, outDir: string): Promise<void> {
             `<div id="root"><div class="drawn-screen" data-year="${new Date().getFullYear()}">${markup}</div></div>`,
         );
       if (!html.includes('class="drawn-screen"')) throw new Error('index.html has no empty #root to draw into');
-      fs.writeFileSync(path.join(outDir, `${pathname.slice(1)}.html`), html);
+      const file = path.join(outDir, `${pathname.slice(1)}.html`);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, html);
     }
     fs.rmSync(path.dirname(manifestFile), { recursive: true, force: true });
   } finally {
@@ -157,7 +166,7 @@ export default defineConfig({
     // Read by drawFirstScreens, then removed.
     manifest: true,
     rollupOptions: {
-      // boot.ts: login.html's entry (drawFirstScreens).
+      // boot.ts: the entry of the screens drawn at build time (drawFirstScreens).
       input: {
         index: path.resolve(import.meta.dirname, 'index.html'),
         boot: path.resolve(import.meta.dirname, 'src/boot.ts'),

@@ -39,3 +39,24 @@ export async function signIn(page: Page, userName: string, password: string): Pr
   await page.getByLabel(/^Senha/).fill(password);
   await page.getByRole('button', { name: 'Entrar' }).click();
 }
+
+/**
+ * Reloads `page` with the app's scripts held until `release()` is called: what a slow phone shows
+ * before the app's code has arrived.
+ */
+export async function reloadBeforeCode(page: Page): Promise<{ release: () => void; errors: string[] }> {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  let release = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/assets/*.js', async (route) => {
+    await gate;
+    await route.continue();
+  });
+  // The page's module scripts hold DOMContentLoaded back: waiting for the answer alone.
+  await page.reload({ waitUntil: 'commit' });
+  return { release, errors };
+}

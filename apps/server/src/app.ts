@@ -261,8 +261,11 @@ const staticHeaders = (res: { setHeader: (name: string, value: string) => void }
   );
 };
 
-/** The file of the sign-in screen drawn at build time, as a URL path. */
-const DRAWN_LOGIN_PATH = '/login.html';
+/**
+ * The screens the web app's build draws into a page of their own (apps/web/src/prerender.tsx),
+ * each in the file of its path plus `.html`: the sign-in screen and the two dashboards.
+ */
+const DRAWN_SCREEN_PATHS = ['/login', '/dashboard/patient/protocols', '/dashboard/physician/protocols'] as const;
 
 /**
  * Serves the built web apps: the patient app at `/`, the administration console at `/admin/`;
@@ -274,8 +277,14 @@ async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<vo
   const dist = ctx.config.webDist ?? path.resolve(here, '../../web/dist');
   const indexFile = path.join(dist, 'index.html');
   const hasWeb = fs.existsSync(indexFile);
-  // The sign-in screen drawn at build time (apps/web/src/prerender.tsx), sent for /login.
-  const hasDrawnLogin = fs.existsSync(path.join(dist, 'login.html'));
+  // The screens drawn at build time, sent for their paths: by path, its file (those this build has).
+  const drawnFiles = new Map<string, string>(
+    DRAWN_SCREEN_PATHS.map((screen) => [screen, `${screen.slice(1)}.html`] as const).filter(([, file]) =>
+      fs.existsSync(path.join(dist, file)),
+    ),
+  );
+  // By its own name a drawn page would be the app at a path no screen has: it is sent to its path.
+  const drawnPathOfFile = new Map([...drawnFiles].map(([screen, file]) => [`/${file}`, screen]));
   const adminDist = ctx.config.adminDist ?? path.resolve(here, '../../admin/dist');
   const adminIndex = path.join(adminDist, 'index.html');
   const hasAdmin = fs.existsSync(adminIndex);
@@ -288,9 +297,8 @@ async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<vo
       cacheControl: false,
       preCompressed: true,
       setHeaders: staticHeaders,
-      // The drawn sign-in screen is /login's page; by its own name it would be the app at a path
-      // no screen has (the not-found handler sends that name to /login).
-      allowedPath: (pathname) => pathname !== DRAWN_LOGIN_PATH,
+      // A drawn screen is its path's page, never served by its file's name (see the not-found handler).
+      allowedPath: (pathname) => !drawnPathOfFile.has(pathname),
     });
   }
   if (hasAdmin) {
@@ -316,9 +324,10 @@ async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<vo
     }
     if (!admin) {
       const [pathname, query] = request.url.split(/\?(.*)/s, 2);
-      if (pathname === DRAWN_LOGIN_PATH) return reply.redirect(query ? `/login?${query}` : '/login', 301);
+      const drawnPath = drawnPathOfFile.get(pathname ?? '');
+      if (drawnPath) return reply.redirect(query ? `${drawnPath}?${query}` : drawnPath, 301);
       // Through @fastify/static, so the page goes out precompressed like the rest (no-cache).
-      return reply.sendFile(hasDrawnLogin && pathname === '/login' ? 'login.html' : 'index.html');
+      return reply.sendFile(drawnFiles.get(pathname ?? '') ?? 'index.html');
     }
     return reply
       .header('cache-control', 'no-cache')

@@ -27,6 +27,12 @@ describe('compressed answers', () => {
     };
     write(path.join(webDist, 'index.html'), `<!doctype html><title>Portal</title>${'<p>x</p>'.repeat(200)}`);
     write(path.join(webDist, 'login.html'), `<!doctype html><title>Acesso</title>${'<p>drawn</p>'.repeat(200)}`);
+    // One dashboard drawn, the other not (each drawn screen is sent only where the build has it).
+    fs.mkdirSync(path.join(webDist, 'dashboard', 'patient'), { recursive: true });
+    write(
+      path.join(webDist, 'dashboard', 'patient', 'protocols.html'),
+      `<!doctype html><title>Meus protocolos</title>${'<p>drawn</p>'.repeat(200)}`,
+    );
     write(path.join(webDist, 'assets', 'app-abc123.js'), script);
     fs.writeFileSync(path.join(webDist, 'robots.txt'), 'User-agent: *\nDisallow: /api\n');
     portal = await startTestPortal({ env: { WEB_DIST: webDist } });
@@ -65,20 +71,36 @@ describe('compressed answers', () => {
     expect(plain.body).toBe(script);
   });
 
-  it('sends the sign-in screen drawn at build time for /login, with or without a query, and only there', async () => {
-    for (const url of ['/login', '/login?activeSuccess=true']) {
+  it('sends each screen drawn at build time for its own path, with or without a query, and only there', async () => {
+    for (const [url, title] of [
+      ['/login', 'Acesso'],
+      ['/login?activeSuccess=true', 'Acesso'],
+      ['/dashboard/patient/protocols', 'Meus protocolos'],
+      ['/dashboard/patient/protocols?page=2', 'Meus protocolos'],
+    ] as const) {
       const page = await get(url, 'br');
-      expect(page.headers['content-encoding']).toBe('br');
+      expect(page.headers['content-encoding'], url).toBe('br');
       expect(page.headers['cache-control']).toBe('no-cache');
-      expect(zlib.brotliDecompressSync(page.rawPayload).toString()).toContain('<title>Acesso</title>');
+      expect(zlib.brotliDecompressSync(page.rawPayload).toString(), url).toContain(`<title>${title}</title>`);
     }
-    for (const url of ['/', '/login-cv', '/login/x', '/dashboard/patient/protocols']) {
+    for (const url of [
+      '/',
+      '/login-cv',
+      '/login/x',
+      '/dashboard/patient',
+      '/dashboard/patient/protocols/x',
+      '/dashboard/patient/showprotocol?id=1',
+      // Not drawn by this build: the app's page.
+      '/dashboard/physician/protocols',
+    ]) {
       expect((await get(url)).body, url).toContain('<title>Portal</title>');
     }
-    // By the file's own name it is sent to /login, its query kept.
+    // By the file's own name it is sent to its path, the query kept.
     for (const [url, location] of [
       ['/login.html', '/login'],
       ['/login.html?activeSuccess=true', '/login?activeSuccess=true'],
+      ['/dashboard/patient/protocols.html', '/dashboard/patient/protocols'],
+      ['/dashboard/patient/protocols.html?page=2', '/dashboard/patient/protocols?page=2'],
     ] as const) {
       const moved = await get(url);
       expect(moved.statusCode, url).toBe(301);
@@ -87,7 +109,7 @@ describe('compressed answers', () => {
   });
 
   it('compresses the app page of every route and a large JSON answer, not a small one', async () => {
-    const page = await get('/dashboard/patient/protocols', 'br');
+    const page = await get('/dashboard/physician/protocols', 'br');
     expect(page.headers['content-encoding']).toBe('br');
     expect(page.headers['cache-control']).toBe('no-cache');
     expect(zlib.brotliDecompressSync(page.rawPayload).toString()).toContain('<title>Portal</title>');

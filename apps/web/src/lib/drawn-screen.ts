@@ -1,13 +1,41 @@
 import { useSyncExternalStore } from 'react';
 
 /**
- * The sign-in screen is drawn at build time into login.html (prerender.tsx) as a first visit sees
- * it; public/drawn-state.js, run before the page is shown, says on <html data-visit> whether this
- * visit is one ('first', cookies accepted earlier or not) or another ('other': another language, a
- * link's parameters, a remembered CPF, a session, the scam warning already closed in this visit).
+ * Screens are drawn at build time (prerender.tsx): the sign-in screen as a first visit sees it,
+ * the dashboards as a person signed in sees them while the list loads. public/drawn-state.js, run
+ * before the page is shown, says on <html data-visit> whether the drawing fits this visit
+ * ('first') or not ('other': another language, a link's parameters, a remembered CPF, the scam
+ * warning already closed in this visit, and for a dashboard no session).
  */
 export function isDrawnForThisVisit(): boolean {
   return document.documentElement.dataset.visit === 'first';
+}
+
+/** Whether the drawn screen is one the app replaces (a signed-in person's) rather than takes over. */
+export function isDrawnForSession(): boolean {
+  return document.documentElement.dataset.drawnFor === 'session';
+}
+
+/**
+ * Where the app draws over a screen drawn for a session: a container of its own beside the
+ * drawing, hidden until the app's screen is ready (neither loader shows: the drawing stays in view
+ * meanwhile), then shown as the drawing goes, in one frame. Ready is the first drawing of the app
+ * without a loading screen (FullPageLoader's data-loading-screen): the dashboard itself, or
+ * wherever the app sends the person instead.
+ */
+export function containerOverDrawing(drawing: Element): HTMLElement {
+  const container = document.createElement('div');
+  container.className = 'app-screen';
+  container.hidden = true;
+  drawing.after(container);
+  const watcher = new MutationObserver(() => {
+    if (container.childElementCount === 0 || container.querySelector('[data-loading-screen]')) return;
+    watcher.disconnect();
+    drawing.remove();
+    container.hidden = false;
+  });
+  watcher.observe(container, { childList: true, subtree: true });
+  return container;
 }
 
 let drawnFormTaken = false;

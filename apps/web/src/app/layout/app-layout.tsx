@@ -1,5 +1,5 @@
 import { Box } from '@mantine/core';
-import { Suspense, useEffect, useRef } from 'react';
+import { type ReactNode, Suspense, useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router';
 import { FullPageLoader } from '../pages/loading-page';
@@ -8,7 +8,12 @@ import { Footer } from './footer';
 import { Header } from './header';
 import { ScamWarningModal } from './scam-warning-modal';
 
-export function AppLayout() {
+/**
+ * The page around every screen. `drawnScreen` is for a screen drawn at build time without a session
+ * (prerender.tsx): it takes the route's place, and the once-per-visit scam warning is left to the
+ * app, which that visitor has already seen at sign-in.
+ */
+export function AppLayout({ drawnScreen }: { drawnScreen?: ReactNode }) {
   const { t } = useTranslation();
   const location = useLocation();
   const main = useRef<HTMLElement>(null);
@@ -31,13 +36,15 @@ export function AppLayout() {
       </a>
       <Header />
       <Box component="main" id="main" ref={main} tabIndex={-1} style={{ flex: 1, outline: 'none' }} pb={96}>
-        <Suspense fallback={<FullPageLoader />}>
-          <Outlet />
-        </Suspense>
+        {drawnScreen ?? (
+          <Suspense fallback={<FullPageLoader />}>
+            <Outlet />
+          </Suspense>
+        )}
       </Box>
       <Footer />
       <CookieConsent />
-      <ScamWarningModal />
+      {drawnScreen === undefined && <ScamWarningModal />}
     </>
   );
 }

@@ -4,11 +4,15 @@ import { usePageTitle } from '../../lib/use-page-title';
 
 const WAIT: Record<string, string> = { 'pt-BR': 'Carregando…', es: 'Cargando…', en: 'Loading…' };
 
-/** Shown while a screen or the texts are still downloading, before translations are available. */
+/**
+ * Shown while a screen or the texts are still downloading, before translations are available.
+ * `data-loading-screen` tells a screen drawn at build time that the app is not ready to replace it
+ * yet (lib/drawn-screen.ts).
+ */
 export function FullPageLoader() {
   const label = (typeof document === 'undefined' ? undefined : WAIT[document.documentElement.lang]) ?? WAIT['pt-BR'];
   return (
-    <Center mih="60vh" role="status" aria-live="polite">
+    <Center mih="60vh" role="status" aria-live="polite" data-loading-screen="">
       <Loader aria-hidden="true" />
       <span style={{ position: 'absolute', left: -9999 }}>{label}</span>
     </Center>

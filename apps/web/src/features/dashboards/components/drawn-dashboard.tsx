@@ -1,0 +1,21 @@
+import { AppLayout } from '../../../app/layout/app-layout';
+import { DashboardFrame } from './dashboard-frame';
+
+const LOADING = { isPending: true, isFetching: true, isError: false, error: null } as const;
+
+/**
+ * A dashboard as drawn at build time for a person signed in (prerender.tsx): the page, the screen's
+ * title and its list loading, the same markup the app draws before the list arrives. The app, once
+ * running, replaces it with its own screen (lib/drawn-screen.ts).
+ */
+export function DrawnDashboard({ title }: { title: string }) {
+  return (
+    <AppLayout
+      drawnScreen={
+        <DashboardFrame title={title} filters={null} query={LOADING} page={1} setPage={() => undefined}>
+          {() => null}
+        </DashboardFrame>
+      }
+    />
+  );
+}
