@@ -25,12 +25,9 @@ export interface DrawnScreen {
 /**
  * The screens drawn at build time, each one of the app's first screens (whose texts it shows):
  * `visitor` for nobody signed in (the route itself, taken over by the app), `session` for a
- * person signed in (`draw`, replaced by the app's screen).
+ * person signed in (`DrawnDashboard` under the screen's title, replaced by the app's screen).
  */
-export const DRAWN_SCREENS: Record<
-  string,
-  { source: string; title: () => string } & ({ kind: 'visitor' } | { kind: 'session'; draw: () => ReactNode })
-> = {
+export const DRAWN_SCREENS: Record<string, { source: string; title: () => string; kind: 'visitor' | 'session' }> = {
   '/login': {
     kind: 'visitor',
     source: 'src/features/auth/components/login-page.tsx',
@@ -40,13 +37,11 @@ export const DRAWN_SCREENS: Record<
     kind: 'session',
     source: 'src/features/dashboards/components/patient-dashboard-page.tsx',
     title: () => i18n.t('results:titles.patient'),
-    draw: () => <DrawnDashboard title={i18n.t('results:titles.patient')} />,
   },
   '/dashboard/physician/protocols': {
     kind: 'session',
     source: 'src/features/dashboards/components/physician-dashboard-page.tsx',
     title: () => i18n.t('results:titles.physician'),
-    draw: () => <DrawnDashboard title={i18n.t('results:titles.physician')} />,
   },
 };
 
@@ -67,7 +62,9 @@ export async function drawScreen(pathname: string): Promise<DrawnScreen> {
     screen.kind === 'visitor' ? (
       await routeElement(pathname)
     ) : (
-      <StaticRouter location={pathname}>{screen.draw()}</StaticRouter>
+      <StaticRouter location={pathname}>
+        <DrawnDashboard title={screen.title()} />
+      </StaticRouter>
     );
   // prerender (not renderToString) waits for the screen's lazy chunk and its texts. An error
   // would leave part of the screen to the browser: the build fails instead.

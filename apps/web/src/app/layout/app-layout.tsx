@@ -9,9 +9,9 @@ import { Header } from './header';
 import { ScamWarningModal } from './scam-warning-modal';
 
 /**
- * The page around every screen. `drawnScreen` is for a screen drawn at build time without a session
- * (prerender.tsx): it takes the route's place, and the once-per-visit scam warning is left to the
- * app, which that visitor has already seen at sign-in.
+ * The page around every screen. `drawnScreen` is for a screen drawn at build time for a person
+ * signed in (prerender.tsx): it takes the route's place, and the once-per-visit scam warning is
+ * left to the app, since that person has already seen it at sign-in.
  */
 export function AppLayout({ drawnScreen }: { drawnScreen?: ReactNode }) {
   const { t } = useTranslation();
