@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminApi } from './support/admin-api';
 import { ARTIFACTS, expectAccessible, launchBrowser, screenshotBothWidths } from './support/browser';
@@ -417,6 +417,11 @@ describe('patient dashboard', () => {
   it('draws the dashboard before any code arrives, then the app replaces it with the list', async () => {
     const page = await signedInPatient();
     await rows(page).first().waitFor();
+    const scripts: string[] = [];
+    const onRequest = (request: Request) => {
+      if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
+    };
+    page.on('request', onRequest);
     const { release, errors } = await reloadBeforeCode(page);
     // The page itself, before any script: the header, the title and the list loading.
     const drawnTitle = page.getByRole('heading', { level: 1, name: 'Meus protocolos' });
@@ -445,6 +450,11 @@ describe('patient dashboard', () => {
     await page.getByText('Olá, Maria', { exact: true }).first().waitFor();
     expect(await rows(page).count()).toBe(10);
     expect(errors).toEqual([]);
+    // The list came without the code of forms it does not show: the schema library, the share and
+    // link forms, the history's chart (each loads when the patient opens it).
+    page.off('request', onRequest);
+    expect(scripts.some((s) => s.includes('patient-dashboard-page'))).toBe(true);
+    expect(scripts.filter((s) => /\/(zod|share-modal|link-protocol-modal|history-modal)-/.test(s))).toEqual([]);
     await page.unrouteAll();
 
     // In another language the drawing (Portuguese) is not shown: the app draws the screen.

@@ -1,7 +1,7 @@
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { DEFAULT_LANGUAGE, type Language } from '@portal/shared/limits';
-import { normalizeLanguage } from '@portal/shared/validation';
+import { normalizeLanguage } from '@portal/shared/formats';
 import en from '../locales/en.json';
 import es from '../locales/es.json';
 import ptBr from '../locales/pt-br.json';

@@ -1,5 +1,5 @@
 import { PASSWORD_MAX, PASSWORD_MIN } from '@portal/shared/limits';
-import { EMAIL_PATTERN, isValidBrazilianPhone, isValidCpf, parseBrDate } from '@portal/shared/validation';
+import { EMAIL_PATTERN, isValidBrazilianPhone, isValidCpf, parseBrDate } from '@portal/shared/formats';
 import { z } from 'zod';
 
 // Form fields of spec 5. Messages are i18n keys of the `common` namespace.

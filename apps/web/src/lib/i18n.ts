@@ -1,7 +1,7 @@
 import i18next, { type BackendModule } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { DEFAULT_LANGUAGE, type Language } from '@portal/shared/limits';
-import { normalizeLanguage } from '@portal/shared/validation';
+import { normalizeLanguage } from '@portal/shared/formats';
 
 export const NAMESPACES = ['common', 'errors', 'auth', 'account', 'results', 'accesses'] as const;
 export type Namespace = (typeof NAMESPACES)[number];

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { EMAIL_FREQUENCIES } from '../exam-status.js';
 import { BRAZILIAN_STATES, PASSWORD_MAX } from '../limits.js';
-import { parseBrDate, zEmail, zLanguage, zPassword } from '../validation.js';
+import { parseBrDate } from '../formats.js';
+import { zEmail, zLanguage, zPassword } from '../validation.js';
 
 /** `DD/MM/YYYY` as the spec types it; `YYYY-MM-DD` is also taken (the form reloads the record). */
 export const zPersonDate = z.string().transform((v, ctx) => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MFA_PHONE_MIN_DIGITS, MFA_TOKEN_LENGTH, PASSWORD_MAX } from '../limits.js';
 import { AuthMessage } from '../messages.js';
-import { digitsOnly } from '../validation.js';
+import { digitsOnly } from '../formats.js';
 import { envelope } from './common.js';
 import { passkeyAssertion } from './passkeys.js';
 

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { ServerMessage } from '@portal/shared/errors';
 import { DEFAULT_LANGUAGE, TOKEN_TTL_MS } from '@portal/shared/limits';
 import { AccountMessage } from '@portal/shared/messages';
-import { EMAIL_PATTERN } from '@portal/shared/validation';
+import { EMAIL_PATTERN } from '@portal/shared/formats';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';

@@ -1,7 +1,7 @@
 import { ServerMessage } from '@portal/shared/errors';
 import { AccountMessage } from '@portal/shared/messages';
 import type { PatientEdit, UserRecord } from '@portal/shared/schemas/accounts';
-import { formatCpf } from '@portal/shared/validation';
+import { formatCpf } from '@portal/shared/formats';
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { SessionRole, UserTable } from '../../db/schema.js';

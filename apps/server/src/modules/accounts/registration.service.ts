@@ -3,7 +3,7 @@ import { ServerMessage } from '@portal/shared/errors';
 import { DEFAULT_LANGUAGE, TOKEN_TTL_MS } from '@portal/shared/limits';
 import { AccountMessage } from '@portal/shared/messages';
 import type { PatientCreate } from '@portal/shared/schemas/accounts';
-import { digitsOnly, EMAIL_PATTERN, isValidBrazilianPhone, isValidCpf } from '@portal/shared/validation';
+import { digitsOnly, EMAIL_PATTERN, isValidBrazilianPhone, isValidCpf } from '@portal/shared/formats';
 import type { AppContext } from '../../context.js';
 import { type Db, isUniqueViolation } from '../../db/database.js';
 import type { UserType } from '../../db/schema.js';

@@ -16,7 +16,7 @@ import {
   type zOutboxQuery,
   type zProtocolSearchQuery,
 } from '@portal/shared/schemas/administration';
-import { maskCpf } from '@portal/shared/validation';
+import { maskCpf } from '@portal/shared/formats';
 import { attemptSubject } from '../../plugins/throttle.js';
 import type { AppContext } from '../../context.js';
 import { forbidden, notFound } from '../../lib/errors.js';

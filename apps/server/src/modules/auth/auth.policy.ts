@@ -1,5 +1,5 @@
 import type { AppKey } from '@portal/shared/schemas/auth';
-import { CPF_MASK_PATTERN, digitsOnly, isValidCpf, looksLikeEmail } from '@portal/shared/validation';
+import { CPF_MASK_PATTERN, digitsOnly, isValidCpf, looksLikeEmail } from '@portal/shared/formats';
 import type { SessionRole, UserType } from '../../db/schema.js';
 
 /**

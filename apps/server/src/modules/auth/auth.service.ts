@@ -3,7 +3,7 @@ import { ServerMessage } from '@portal/shared/errors';
 import { AuthMessage, mfaNeedsValidationMessage, PasskeyMessage } from '@portal/shared/messages';
 import type { LoginInput, SessionUser } from '@portal/shared/schemas/auth';
 import type { passkeySignInBody } from '@portal/shared/schemas/passkeys';
-import { formatCpf, maskCpf, parseBrDate } from '@portal/shared/validation';
+import { formatCpf, maskCpf, parseBrDate } from '@portal/shared/formats';
 import type { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest, forbidden, notFound, unauthorized } from '../../lib/errors.js';

@@ -4,7 +4,7 @@ import { ServerMessage } from '@portal/shared/errors';
 import { MFA_CODE_MAX_TRIES, MFA_CODE_TTL_MS, MFA_TOKEN_LENGTH } from '@portal/shared/limits';
 import { AuthMessage } from '@portal/shared/messages';
 import { type MfaChannel, mfaPhoneDigits } from '@portal/shared/schemas/auth';
-import { normalizeLanguage } from '@portal/shared/validation';
+import { normalizeLanguage } from '@portal/shared/formats';
 import type { AppContext } from '../../context.js';
 import { addMs } from '../../lib/clock.js';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.js';

@@ -1,5 +1,5 @@
 import { BRAZILIAN_STATES, type BrazilianState } from '@portal/shared/limits';
-import { normalizeLanguage } from '@portal/shared/validation';
+import { normalizeLanguage } from '@portal/shared/formats';
 import type { AppContext } from '../../context.js';
 import { forbidden, notFound } from '../../lib/errors.js';
 import type { AuthContext } from '../../plugins/auth.js';

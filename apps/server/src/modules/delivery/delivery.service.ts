@@ -1,6 +1,6 @@
 import { examStatusCode } from '@portal/shared/exam-status';
 import type { Exam, ExamHold, ListedExam, ProtocolItem } from '@portal/shared/schemas/delivery';
-import { formatBrDate } from '@portal/shared/validation';
+import { formatBrDate } from '@portal/shared/formats';
 import type { AppContext } from '../../context.js';
 import { SEPARATOR } from '../../db/database.js';
 import { forbidden, notFound } from '../../lib/errors.js';

@@ -1,5 +1,5 @@
 import { DEFAULT_RANGE } from '@portal/shared/limits';
-import { formatBrDate } from '@portal/shared/validation';
+import { formatBrDate } from '@portal/shared/formats';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { forbidden } from '../../lib/errors.js';

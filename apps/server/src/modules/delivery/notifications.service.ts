@@ -1,5 +1,5 @@
 import { examStatusCode } from '@portal/shared/exam-status';
-import { normalizeLanguage } from '@portal/shared/validation';
+import { normalizeLanguage } from '@portal/shared/formats';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/database.js';
 import { newId } from '../../lib/ids.js';

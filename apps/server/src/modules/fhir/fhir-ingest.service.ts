@@ -19,7 +19,7 @@ import type {
 import type { ResourceType } from '@portal/shared/exam-status';
 import { zExternalKey } from '@portal/shared/schemas/common';
 import { type IngestExam, RESOURCE_CONTENT_TYPES, zIngestProtocol } from '@portal/shared/schemas/ingest';
-import { isValidCpf } from '@portal/shared/validation';
+import { isValidCpf } from '@portal/shared/formats';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../lib/errors.js';
 import type { Institution } from '../institutions/institution.service.js';

@@ -7,7 +7,7 @@ import type {
   ImagingStudy,
   Observation,
 } from '@medplum/fhirtypes';
-import { digitsOnly } from '@portal/shared/validation';
+import { digitsOnly } from '@portal/shared/formats';
 
 /** Resource types of the FHIR door: read by signed-in users, and delivered (with ImagingStudy). */
 export const READ_TYPES = [

@@ -1,5 +1,5 @@
 import { BRAZILIAN_STATES } from '@portal/shared/limits';
-import { isValidCpf } from '@portal/shared/validation';
+import { isValidCpf } from '@portal/shared/formats';
 import { type Hl7Message, type Hl7Segment, fieldOf } from './hl7-message.js';
 import { hl7Date, hl7Timestamp, Hl7ValueError } from './hl7-text.js';
 

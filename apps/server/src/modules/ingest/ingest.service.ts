@@ -2,7 +2,7 @@ import { examStatusCode } from '@portal/shared/exam-status';
 import { ServerMessage } from '@portal/shared/errors';
 import { DEFAULT_LANGUAGE, TOKEN_TTL_MS, type Language } from '@portal/shared/limits';
 import type { IngestExam, IngestProtocol, IngestProtocolResult } from '@portal/shared/schemas/ingest';
-import { digitsOnly } from '@portal/shared/validation';
+import { digitsOnly } from '@portal/shared/formats';
 import type { Insertable } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { type Db, isTransientConflict, isUniqueViolation } from '../../db/database.js';

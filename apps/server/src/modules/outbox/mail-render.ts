@@ -1,5 +1,5 @@
 import type { Language } from '@portal/shared/limits';
-import { normalizeLanguage } from '@portal/shared/validation';
+import { normalizeLanguage } from '@portal/shared/formats';
 import { MAIL_TEXTS, type MailValues, type MailWords } from './mail-texts.js';
 import type { MailKind, MailRequest } from './outbox.service.js';
 

@@ -1,5 +1,5 @@
 import { EMAIL_FREQUENCIES } from '@portal/shared/exam-status';
-import { isValidBrazilianPhone, isValidCpf } from '@portal/shared/validation';
+import { isValidBrazilianPhone, isValidCpf } from '@portal/shared/formats';
 import { z } from 'zod';
 import {
   fieldBirthDate,

@@ -1,4 +1,4 @@
-import { looksLikeEmail } from '@portal/shared/validation';
+import { looksLikeEmail } from '@portal/shared/formats';
 import type { ValidatedUser } from './api/auth-api';
 
 /** Spec 2.3: where a validated session goes; null means it may not use this front end. */

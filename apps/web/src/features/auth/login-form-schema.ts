@@ -1,5 +1,5 @@
 import { MFA_TOKEN_LENGTH } from '@portal/shared/limits';
-import { digitsOnly, isValidCpf } from '@portal/shared/validation';
+import { digitsOnly, isValidCpf } from '@portal/shared/formats';
 import { z } from 'zod';
 
 /** Messages are i18n keys of the `common` namespace, so every language shows its own text. */

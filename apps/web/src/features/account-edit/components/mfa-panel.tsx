@@ -1,7 +1,7 @@
 import '@mantine/core/styles/Radio.css';
 import { Button, Group, Loader, Radio, Stack, Text } from '@mantine/core';
 import { MFA_PHONE_MIN_DIGITS, MFA_TOKEN_LENGTH, TOAST_MS } from '@portal/shared/limits';
-import { digitsOnly } from '@portal/shared/validation';
+import { digitsOnly } from '@portal/shared/formats';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { PasswordField } from '../../../components/password-field';

@@ -4,7 +4,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { Accordion, Alert, Button, Group, Paper, Radio, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import type { EmailFrequency } from '@portal/shared/exam-status';
 import { TOAST_MS } from '@portal/shared/limits';
-import { digitsOnly, formatCpf } from '@portal/shared/validation';
+import { digitsOnly, formatCpf } from '@portal/shared/formats';
 import { useEffect, useRef } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';

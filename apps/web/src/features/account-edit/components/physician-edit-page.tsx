@@ -3,7 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { Accordion, Button, Group, Paper, SimpleGrid, Stack, TextInput } from '@mantine/core';
 import { EMAIL_FREQUENCIES, type EmailFrequency } from '@portal/shared/exam-status';
 import { TOAST_MS } from '@portal/shared/limits';
-import { digitsOnly, formatCpf } from '@portal/shared/validation';
+import { digitsOnly, formatCpf } from '@portal/shared/formats';
 import { Controller, useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate } from 'react-router';

@@ -1,7 +1,7 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { Button, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { TOAST_MS } from '@portal/shared/limits';
-import { EMAIL_PATTERN } from '@portal/shared/validation';
+import { EMAIL_PATTERN } from '@portal/shared/formats';
 import { useEffect } from 'react';
 import { useForm } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';

@@ -1,5 +1,5 @@
 import { Alert, Anchor, Container, Group, Image, Paper, Stack, Text, Title } from '@mantine/core';
-import { digitsOnly } from '@portal/shared/validation';
+import { digitsOnly } from '@portal/shared/formats';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
 import { AlertIcon, ChatIcon, MailIcon, PhoneIcon } from '../../../components/icons';

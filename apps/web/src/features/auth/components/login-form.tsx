@@ -3,7 +3,7 @@ import { Anchor, Button, Group, SegmentedControl, Stack, TextInput } from '@mant
 import { notifications } from '@mantine/notifications';
 import { ServerMessage } from '@portal/shared/errors';
 import { DELAY_MS, MFA_TOKEN_LENGTH, TOAST_MS } from '@portal/shared/limits';
-import { digitsOnly, formatCpf, looksLikeEmail, parseBrDate } from '@portal/shared/validation';
+import { digitsOnly, formatCpf, looksLikeEmail, parseBrDate } from '@portal/shared/formats';
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { Controller, useForm, useWatch } from 'react-hook-form';
 import { useTranslation } from 'react-i18next';

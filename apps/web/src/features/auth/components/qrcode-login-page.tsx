@@ -1,5 +1,5 @@
 import { TOAST_MS } from '@portal/shared/limits';
-import { parseBrDate } from '@portal/shared/validation';
+import { parseBrDate } from '@portal/shared/formats';
 import { login } from '../api/auth-api';
 import { LinkLogin } from './link-login';
 

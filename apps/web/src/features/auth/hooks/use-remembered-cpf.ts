@@ -1,5 +1,5 @@
 import { REMEMBER_CPF_MS } from '@portal/shared/limits';
-import { digitsOnly, formatCpf, isValidCpf, maskCpf } from '@portal/shared/validation';
+import { digitsOnly, formatCpf, isValidCpf, maskCpf } from '@portal/shared/formats';
 import { useCallback, useState } from 'react';
 import { deleteCookie, readCookie, writeCookie } from '../../../lib/cookies';
 

@@ -8,17 +8,20 @@ import { type ProtocolItem, useProtocolList } from '../../../components/results-
 import { InfoIcon } from '../../../components/icons';
 import { useCredentials } from '../../../lib/session';
 import { useMyRecord } from '../../account-edit/api/account-api';
-import { LinkProtocolModal } from '../../link-protocol/components/link-protocol-modal';
-import { ShareModal } from '../../shares/components/share-modal';
 import { useShareEnabled } from '../api/dashboard-api';
 import { useListFilters } from '../hooks/use-list-filters';
 import { DashboardFrame } from './dashboard-frame';
 import { ProtocolList } from './protocol-list';
 
-// The chart library and the PDF writer load only when the patient opens the history.
+// The chart library and the PDF writer load only when the patient opens the history; the forms
+// of linking and sharing (and the schema library their checks use) when she opens one of them.
 const HistoryModal = lazy(() =>
   import('../../history/components/history-modal').then((m) => ({ default: m.HistoryModal })),
 );
+const LinkProtocolModal = lazy(() =>
+  import('../../link-protocol/components/link-protocol-modal').then((m) => ({ default: m.LinkProtocolModal })),
+);
+const ShareModal = lazy(() => import('../../shares/components/share-modal').then((m) => ({ default: m.ShareModal })));
 
 /** Spec 2.7: the patient's protocols, with link, share and history. */
 export default function PatientDashboardPage() {
@@ -112,13 +115,21 @@ export default function PatientDashboardPage() {
           />
         )}
       </DashboardFrame>
-      <LinkProtocolModal
-        opened={linking}
-        onClose={() => setLinking(false)}
-        patientUserId={credentials?.user?.identifier ?? ''}
-        onLinked={() => setLinked((n) => n + 1)}
-      />
-      <ShareModal protocol={sharing} onClose={() => setSharing(null)} />
+      {linking && (
+        <Suspense fallback={null}>
+          <LinkProtocolModal
+            opened={linking}
+            onClose={() => setLinking(false)}
+            patientUserId={credentials?.user?.identifier ?? ''}
+            onLinked={() => setLinked((n) => n + 1)}
+          />
+        </Suspense>
+      )}
+      {sharing && (
+        <Suspense fallback={null}>
+          <ShareModal protocol={sharing} onClose={() => setSharing(null)} />
+        </Suspense>
+      )}
       {history && (
         <Suspense fallback={null}>
           <HistoryModal opened={history} onClose={() => setHistory(false)} />
