@@ -457,6 +457,26 @@ describe('patient dashboard', () => {
     expect(scripts.filter((s) => /\/(zod|share-modal|link-protocol-modal|history-modal)-/.test(s))).toEqual([]);
     await page.unrouteAll();
 
+    // On a phone the drawn header and the app's are the same: the logo's mark without the portal's
+    // name, the account button without the person's name (both keep their accessible names).
+    await page.setViewportSize({ width: 390, height: 844 });
+    const phone = await reloadBeforeCode(page);
+    const drawnHeader = page.locator('.drawn-screen header');
+    await drawnHeader.getByRole('link', { name: 'Entrega de Resultados, página inicial' }).waitFor();
+    expect(await drawnHeader.getByText('Entrega de Resultados', { exact: true }).isHidden()).toBe(true);
+    phone.release();
+    await page.locator('.drawn-screen').waitFor({ state: 'detached' });
+    const header = page.locator('header');
+    await header.getByRole('button', { name: 'Minha conta (Olá, Maria)' }).waitFor();
+    await header.getByRole('link', { name: 'Entrega de Resultados, página inicial' }).waitFor();
+    expect(await header.getByText('Entrega de Resultados', { exact: true }).isHidden()).toBe(true);
+    expect(await header.getByText('Olá, Maria', { exact: true }).isHidden()).toBe(true);
+    expect(phone.errors).toEqual([]);
+    await page.unrouteAll();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await header.getByText('Entrega de Resultados', { exact: true }).waitFor();
+    await header.getByText('Olá, Maria', { exact: true }).waitFor();
+
     // In another language the drawing (Portuguese) is not shown: the app draws the screen.
     await page.evaluate(() => sessionStorage.setItem('portal.language', 'es'));
     const spanish = await reloadBeforeCode(page);

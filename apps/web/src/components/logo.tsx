@@ -1,7 +1,8 @@
 import { Group, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 
-export function Logo({ compact = false }: { compact?: boolean }) {
+/** The portal's mark and name; in the header a phone shows the mark alone (global.css). */
+export function Logo() {
   const { t } = useTranslation();
   return (
     <Group gap={8} wrap="nowrap">
@@ -9,11 +10,9 @@ export function Logo({ compact = false }: { compact?: boolean }) {
         <rect width="64" height="64" rx="14" fill="#17549a" />
         <path d="M27 14h10v13h13v10H37v13H27V37H14V27h13z" fill="#fff" />
       </svg>
-      {!compact && (
-        <Text fw={700} c="medical.9" size="lg" lh={1.1}>
-          {t('app.name')}
-        </Text>
-      )}
+      <Text className="app-header-wide" fw={700} c="medical.9" size="lg" lh={1.1}>
+        {t('app.name')}
+      </Text>
     </Group>
   );
 }

@@ -1,5 +1,4 @@
 import { ActionIcon, Anchor, Box, Button, Container, Group, Menu, Text, Tooltip } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { Logo } from '../../components/logo';
@@ -12,7 +11,6 @@ import { LanguageMenu } from './language-menu';
 export function Header() {
   const { t } = useTranslation();
   const credentials = useCredentials();
-  const narrow = useMediaQuery('(max-width: 40em)');
   const user = credentials?.user ?? null;
   const editPath = accountEditPath(user);
   const fullName = user?.name?.trim() || '';
@@ -21,7 +19,14 @@ export function Header() {
   const accountLabel = given ? t('header.greeting', { name: given }) : user?.username || '';
 
   return (
-    <Box component="header" bg="white" style={{ borderBottom: '1px solid var(--mantine-color-gray-3)' }}>
+    // A phone (up to 40em) shows the logo's mark alone and the account button without its name: by
+    // CSS (global.css), so the page drawn at build time and the app's first render look the same.
+    <Box
+      component="header"
+      className="app-header"
+      bg="white"
+      style={{ borderBottom: '1px solid var(--mantine-color-gray-3)' }}
+    >
       <Container size="lg" py={8}>
         <Group justify="space-between" wrap="nowrap" gap="xs">
           <Anchor
@@ -29,9 +34,9 @@ export function Header() {
             to={credentials ? '/landing/' : '/login'}
             underline="never"
             // The accessible name starts with the visible name (WCAG 2.5.3); the phone shows the mark alone.
-            aria-label={narrow ? t('header.home') : t('header.homeOf', { name: t('app.name') })}
+            aria-label={t('header.homeOf', { name: t('app.name') })}
           >
-            <Logo compact={narrow} />
+            <Logo />
           </Anchor>
           <Group gap={4} wrap="nowrap">
             <LanguageMenu />
@@ -46,11 +51,9 @@ export function Header() {
                     rightSection={<ChevronDownIcon size={16} />}
                     aria-label={t('header.myAccountOf', { name: accountLabel })}
                   >
-                    {!narrow && (
-                      <Text size="sm" truncate maw={180}>
-                        {accountLabel}
-                      </Text>
-                    )}
+                    <Text className="app-header-wide" size="sm" truncate maw={180}>
+                      {accountLabel}
+                    </Text>
                   </Button>
                 </Menu.Target>
                 <Menu.Dropdown>
