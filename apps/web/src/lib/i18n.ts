@@ -2,6 +2,7 @@ import i18next, { type BackendModule } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { DEFAULT_LANGUAGE, type Language } from '@portal/shared/limits';
 import { normalizeLanguage } from '@portal/shared/formats';
+import { formatCount } from './count-format';
 
 export const NAMESPACES = ['common', 'errors', 'auth', 'account', 'results', 'accesses'] as const;
 export type Namespace = (typeof NAMESPACES)[number];
@@ -71,5 +72,11 @@ export const i18nReady = i18next
     interpolation: { escapeValue: false },
     react: { useSuspense: true },
   });
+
+// `{{count, number}}` ("12 protocolos encontrados") is written without Intl.NumberFormat, whose
+// first use would load the language's number data while the first list is drawn (count-format.ts).
+i18next.services.formatter?.add('number', (value: unknown, language: string | undefined) =>
+  typeof value === 'number' ? formatCount(value, normalizeLanguage(language) ?? DEFAULT_LANGUAGE) : String(value),
+);
 
 export const i18n = i18next;
