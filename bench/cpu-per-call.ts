@@ -4,7 +4,7 @@
  * from autocannon in a process of its own (`load-process.mjs`), so this process's CPU time
  * (`process.cpuUsage`: its main thread, libuv's pool and V8's helpers) is all spent serving. Per
  * call it prints the whole process's CPU and the main thread's alone (from /proc), for the
- * reference and for details and reports of many patients in rotation, and the ratio of the
+ * reference and for details, reports and lists of many patients and physicians in rotation, and the ratio of the
  * reference's CPU per call to each row's: the throughput ratio to expect where the server's CPU
  * is the limit.
  *
@@ -25,6 +25,7 @@ import {
   openClinic,
   PATHS,
   patientsOfClinic,
+  physiciansOfClinic,
   startReference,
 } from './clinic.js';
 
@@ -89,6 +90,8 @@ async function main() {
   const reference = await startReference(ctx, clinic);
   const patients = await patientsOfClinic(ctx, clinic, PROTOCOLS, USERS);
   const tokens = await Promise.all(patients.map((p) => token('PATIENT', p.userId)));
+  const physicians = await physiciansOfClinic(ctx, clinic, USERS);
+  const physicianTokens = await Promise.all(physicians.map((p) => token('PHYSICIAN', p.id)));
   const rows = [
     { name: 'reference', url: reference.url },
     {
@@ -105,6 +108,12 @@ async function main() {
       name: `patient list, ${patients.length} patients in rotation, kept answers`,
       url: address,
       rotation: tokens.map((t) => ({ path: PATHS.patientList, token: t })),
+    },
+    {
+      // Each physician's list built anew, as his first call of the day.
+      name: `physician list, ${physicians.length} physicians in rotation, each built anew`,
+      url: address,
+      rotation: physicianTokens.map((t) => ({ path: `${PATHS.physicianList}?forceRefresh=true`, token: t })),
     },
   ].filter((r) => r.name === 'reference' || !ONLY || ONLY.some((w) => r.name.startsWith(w)));
   // Warm up every row once (first sessions verified, statements prepared, JIT).

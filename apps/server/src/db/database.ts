@@ -154,9 +154,12 @@ export function openDatabase(config: Config['database']): DatabaseHandle {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 10000');
     // The default 2 MiB page cache makes every list re-read its index and row pages through
-    // system calls once a clinic outgrows it; a larger cache plus a memory map keep them at hand.
+    // system calls once a clinic outgrows it; a larger cache keeps them at hand. No memory map: a
+    // commit by another connection (the write thread commits a group on nearly every page view)
+    // makes SQLite unmap the file at the next read, whose pages then fault back in one by one, which
+    // measured dearer than reading them (docs/decisions.md, "No memory map for SQLite").
     sqlite.pragma('cache_size = -32768');
-    sqlite.pragma('mmap_size = 268435456');
+    sqlite.pragma('mmap_size = 0');
     sqlite.pragma('temp_store = MEMORY');
     cacheStatements(sqlite);
     const db = new Kysely<Database>({
@@ -169,7 +172,7 @@ export function openDatabase(config: Config['database']): DatabaseHandle {
     if (readConnection !== sqlite) {
       readConnection.pragma('busy_timeout = 10000');
       readConnection.pragma('cache_size = -32768');
-      readConnection.pragma('mmap_size = 268435456');
+      readConnection.pragma('mmap_size = 0');
     }
     const reader = sqliteReader(readConnection);
     return {
