@@ -58,4 +58,11 @@ describe("the lists' totals", () => {
     expect(numberFormat).not.toHaveBeenCalled();
     numberFormat.mockRestore();
   });
+
+  it("take no options in any text: the portal's number format does not read them", () => {
+    const texts = import.meta.glob<string>('../locales/*/*.json', { eager: true, query: '?raw', import: 'default' });
+    const withOptions = Object.entries(texts).filter(([, text]) => /,\s*number\s*\(/.test(text));
+    expect(Object.keys(texts).length).toBeGreaterThan(10);
+    expect(withOptions.map(([file]) => file)).toEqual([]);
+  });
 });

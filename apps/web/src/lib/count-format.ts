@@ -12,7 +12,8 @@ const GROUPING: Record<Language, { separator: string; minimumDigits: number }> =
  * A whole number as the language writes it ("1.234 protocolos", "1,234 protocols"), what
  * Intl.NumberFormat gives for integers. The first Intl.NumberFormat of a page loads the language's
  * number data: about 90 ms of the main thread on this machine, more on a phone, while the first
- * screen is drawn. Anything but an integer is left to Intl.NumberFormat.
+ * screen is drawn. Anything but an integer is left to Intl.NumberFormat. As i18next's `number` format
+ * it reads no options: the texts use it bare, `{{count, number}}` (a test checks them).
  */
 export function formatCount(value: number, language: Language): string {
   if (!Number.isSafeInteger(value)) return new Intl.NumberFormat(language).format(value);
