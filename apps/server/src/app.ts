@@ -262,10 +262,25 @@ const staticHeaders = (res: { setHeader: (name: string, value: string) => void }
 };
 
 /**
- * The screens the web app's build draws into a page of their own (apps/web/src/prerender.tsx),
- * each in the file of its path plus `.html`: the sign-in screen and the two dashboards.
+ * The screens the web app's build drew into pages of their own (apps/web/src/prerender.tsx): every
+ * page of the build outside assets/ but index.html, each the file of its path plus `.html`
+ * (`login.html` for /login). By path, its file.
  */
-const DRAWN_SCREEN_PATHS = ['/login', '/dashboard/patient/protocols', '/dashboard/physician/protocols'] as const;
+function drawnScreensOf(dist: string): Map<string, string> {
+  const screens = new Map<string, string>();
+  const walk = (dir: string) => {
+    if (!fs.existsSync(dir)) return;
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.posix.join(path.relative(dist, dir).split(path.sep).join('/'), entry.name);
+      if (entry.isDirectory() && file !== 'assets') walk(path.join(dir, entry.name));
+      else if (entry.isFile() && file.endsWith('.html') && file !== 'index.html') {
+        screens.set(`/${file.slice(0, -'.html'.length)}`, file);
+      }
+    }
+  };
+  walk(dist);
+  return screens;
+}
 
 /**
  * Serves the built web apps: the patient app at `/`, the administration console at `/admin/`;
@@ -277,12 +292,8 @@ async function registerWebApp(app: FastifyInstance, ctx: AppContext): Promise<vo
   const dist = ctx.config.webDist ?? path.resolve(here, '../../web/dist');
   const indexFile = path.join(dist, 'index.html');
   const hasWeb = fs.existsSync(indexFile);
-  // The screens drawn at build time, sent for their paths: by path, its file (those this build has).
-  const drawnFiles = new Map<string, string>(
-    DRAWN_SCREEN_PATHS.map((screen) => [screen, `${screen.slice(1)}.html`] as const).filter(([, file]) =>
-      fs.existsSync(path.join(dist, file)),
-    ),
-  );
+  // The screens drawn at build time, sent for their paths.
+  const drawnFiles = drawnScreensOf(dist);
   // By its own name a drawn page would be the app at a path no screen has: it is sent to its path.
   const drawnPathOfFile = new Map([...drawnFiles].map(([screen, file]) => [`/${file}`, screen]));
   const adminDist = ctx.config.adminDist ?? path.resolve(here, '../../admin/dist');

@@ -26,6 +26,8 @@ export interface DrawnScreen {
  * The screens drawn at build time, each one of the app's first screens (whose texts it shows):
  * `visitor` for nobody signed in (the route itself, taken over by the app), `session` for a
  * person signed in (`DrawnDashboard` under the screen's title, replaced by the app's screen).
+ * Each is written to its path plus `.html`; the server sends every page of the build outside
+ * assets/ but index.html for its path, so it needs no list of its own.
  */
 export const DRAWN_SCREENS: Record<string, { source: string; title: () => string; kind: 'visitor' | 'session' }> = {
   '/login': {
