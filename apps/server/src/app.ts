@@ -267,19 +267,12 @@ const staticHeaders = (res: { setHeader: (name: string, value: string) => void }
  * (`login.html` for /login). By path, its file.
  */
 function drawnScreensOf(dist: string): Map<string, string> {
-  const screens = new Map<string, string>();
-  const walk = (dir: string) => {
-    if (!fs.existsSync(dir)) return;
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const file = path.posix.join(path.relative(dist, dir).split(path.sep).join('/'), entry.name);
-      if (entry.isDirectory() && file !== 'assets') walk(path.join(dir, entry.name));
-      else if (entry.isFile() && file.endsWith('.html') && file !== 'index.html') {
-        screens.set(`/${file.slice(0, -'.html'.length)}`, file);
-      }
-    }
-  };
-  walk(dist);
-  return screens;
+  if (!fs.existsSync(dist)) return new Map();
+  const pages = fs
+    .readdirSync(dist, { recursive: true, encoding: 'utf8' })
+    .map((file) => file.split(path.sep).join('/'))
+    .filter((file) => file.endsWith('.html') && file !== 'index.html' && !file.startsWith('assets/'));
+  return new Map(pages.map((file) => [`/${file.slice(0, -'.html'.length)}`, file]));
 }
 
 /**
