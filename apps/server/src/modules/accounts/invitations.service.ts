@@ -30,6 +30,7 @@ import {
   insertTag,
   institutionHasTags,
   findTagMember,
+  holdTag,
   listTagMembers,
   memberInstitutionIds,
   listTags,
@@ -372,6 +373,8 @@ export async function addTagUser(
   };
   try {
     await ctx.db.transaction().execute(async (trx) => {
+      // A tag deleted since it was looked up is gone for this call too (404, not its foreign key's 500).
+      if (!(await holdTag(trx, ctx.dialect, tagId))) throw notFound();
       if (!existing) await insertUser(trx, user);
       await addTagMember(trx, tagId, user.id, now);
       if (user.type === 'EXTERNAL' && !user.active) {

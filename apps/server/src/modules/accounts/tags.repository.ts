@@ -77,6 +77,16 @@ export async function institutionHasTags(db: Db, institutionId: string): Promise
   return !!row;
 }
 
+/**
+ * Whether a tag is still there, held until the transaction ends so that a deletion waits for it
+ * (PostgreSQL: `FOR KEY SHARE`, which a deletion's `FOR UPDATE` waits for, and which finds the row
+ * gone once a deletion it waited for commits; SQLite writes one transaction at a time).
+ */
+export async function holdTag(db: Db, dialect: Dialect, tagId: string): Promise<boolean> {
+  const row = db.selectFrom('tags').select('id').where('id', '=', tagId);
+  return !!(await (dialect === 'postgres' ? row.forKeyShare() : row).executeTakeFirst());
+}
+
 export async function addTagMember(db: Db, tagId: string, userId: string, createdAt: string) {
   await db
     .insertInto('tagMembers')
