@@ -101,7 +101,8 @@ step "Build"
 npm run build
 
 step "Browser journeys in headless Chromium"
-npx vitest run --project e2e --reporter=default --reporter=json --outputFile.json="$REPORTS/e2e.json"
+# Two journey files at once (vitest.config.ts): each runs a portal and a Chromium.
+npx vitest run --project e2e --maxWorkers=2 --reporter=default --reporter=json --outputFile.json="$REPORTS/e2e.json"
 
 step "Summary"
 node -e '
