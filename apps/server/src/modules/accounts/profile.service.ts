@@ -18,6 +18,7 @@ import {
 import { canEditOwnRecord } from './accounts.policy.js';
 import { isUniqueViolation } from '../../db/database.js';
 import { documentAlreadyAssociated, normalizeCpf, normalizePhone } from './registration.service.js';
+import { saveFavoriteTag } from './tags.repository.js';
 
 /** Spec 5: the patient record is complete with full name, CPF, birth, a phone and gender. */
 export function missingProfileFields(
@@ -129,9 +130,11 @@ export async function editPhysician(ctx: AppContext, auth: AuthContext, body: Pa
 /** External user's favourite group: one of his own tags, else it looks like it does not exist. */
 export async function setFavoriteTag(ctx: AppContext, auth: AuthContext, tagId: string): Promise<UserRecord> {
   const user = await ownAccount(ctx, auth, ['EXTERNAL']);
-  const tags = await listUserTags(ctx.db, user.id);
-  if (!tags.some((t) => t.id === tagId)) throw notFound(AccountMessage.favoriteTagNotYours);
-  return saveAndReturn(ctx, user, { favoriteTagId: tagId });
+  // Checked and written at once: a tag deleted or left meanwhile never stays his favourite.
+  if (!(await saveFavoriteTag(ctx.db, ctx.dialect, user.id, tagId, ctx.clock.now().toISOString()))) {
+    throw notFound(AccountMessage.favoriteTagNotYours);
+  }
+  return userRecord(ctx, (await findUserById(ctx.db, user.id)) as UserRow);
 }
 
 /** getEmailFrequencyOfUser: one's own setting; admins may ask about anyone. */

@@ -1,15 +1,36 @@
 import { AccountMessage } from '@portal/shared/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
-import { makeInstitution, makeUser } from '../delivery/test-factories.js';
+import { makeInstitution, makeTag, makeUser } from '../delivery/test-factories.js';
 
 const IN_FLIGHT = 32;
 const BASE = '/api/administrationbe';
 
+/** The statuses of calls sent in turns: the even ones and the odd ones. */
+function statusesByTurn(answers: ReadonlyArray<{ statusCode: number }>) {
+  return {
+    even: answers.filter((_, i) => i % 2 === 0).map((a) => a.statusCode),
+    odd: answers.filter((_, i) => i % 2).map((a) => a.statusCode),
+  };
+}
+
+/** One deletion deleted (200); every other found the tag gone (404). */
+function expectDeletedOnce(deletions: number[]): void {
+  expect(
+    deletions.filter((s) => s === 200),
+    deletions.join(','),
+  ).toHaveLength(1);
+  expect(
+    deletions.filter((s) => s !== 200).every((s) => s === 404),
+    deletions.join(','),
+  ).toBe(true);
+}
+
 /**
  * An institution's tags changed by many console calls at once: a tag is deleted once (one trail
  * entry), members added meanwhile go with it or are refused, and a name two tags reach for at the
- * same time goes to one of them while the others are told it is taken (never a server error).
+ * same time goes to one of them while the others are told it is taken (never a server error), and
+ * a favourite saved while its tag is deleted does not outlive the tag.
  */
 describe('tags under concurrent console calls', () => {
   let portal: TestPortal;
@@ -45,16 +66,8 @@ describe('tags under concurrent console calls', () => {
           : call('POST', `${url}/users`, { email: `externo${i}@mail.test`, name: `Externo ${i}` }),
       ),
     );
-    const deletions = answers.filter((_, i) => i % 2).map((a) => a.statusCode);
-    const additions = answers.filter((_, i) => i % 2 === 0).map((a) => a.statusCode);
-    expect(
-      deletions.filter((s) => s === 200),
-      deletions.join(','),
-    ).toHaveLength(1);
-    expect(
-      deletions.filter((s) => s !== 200).every((s) => s === 404),
-      deletions.join(','),
-    ).toBe(true);
+    const { odd: deletions, even: additions } = statusesByTurn(answers);
+    expectDeletedOnce(deletions);
     expect(
       additions.every((s) => s === 201 || s === 404),
       additions.join(','),
@@ -91,5 +104,35 @@ describe('tags under concurrent console calls', () => {
     // Every rename answered 200 renamed that tag.
     const winners = new Set(answers.flatMap((a, i) => (a.statusCode === 200 ? [ids[i % ids.length]] : [])));
     expect([...winners]).toEqual([named[0]!.id]);
+  });
+
+  it(`leaves no deleted tag as a favourite when ${IN_FLIGHT} favourite saves and deletions are in flight`, async () => {
+    const external = await makeUser(portal.ctx, { type: 'EXTERNAL', name: 'Externo Favorito' });
+    const token = await portal.sessionFor({ role: 'EXTERNAL', userId: external.id, username: external.email });
+    const { id: tagId } = await makeTag(portal.ctx, institutionId, [external.id], 'Favorito');
+    const answers = await Promise.all(
+      Array.from({ length: IN_FLIGHT }, (_, i) =>
+        i % 2
+          ? call('DELETE', `${BASE}/institution/${institutionId}/tags/${tagId}`)
+          : portal.app.inject({
+              method: 'POST',
+              url: '/api/v2/auth/externaluser/edit',
+              headers: bearer(token),
+              payload: { tagId },
+            }),
+      ),
+    );
+    const { odd: deletions, even: saves } = statusesByTurn(answers);
+    expectDeletedOnce(deletions);
+    expect(
+      saves.every((s) => s === 200 || s === 404),
+      saves.join(','),
+    ).toBe(true);
+    const saved = await portal.ctx.db
+      .selectFrom('users')
+      .select('favoriteTagId')
+      .where('id', '=', external.id)
+      .executeTakeFirstOrThrow();
+    expect(saved.favoriteTagId).toBeNull();
   });
 });

@@ -62,8 +62,10 @@ export async function deleteTagUnlessUsed(
 }
 
 async function deleteTag(db: Db, tagId: string) {
-  await db.updateTable('users').set({ favoriteTagId: null }).where('favoriteTagId', '=', tagId).execute();
+  // Members first: a favourite being saved holds its member row (saveFavoriteTag), so this waits
+  // for it, and the favourites cleared next include the one it saved.
   await db.deleteFrom('tagMembers').where('tagId', '=', tagId).execute();
+  await db.updateTable('users').set({ favoriteTagId: null }).where('favoriteTagId', '=', tagId).execute();
   await db.deleteFrom('tags').where('id', '=', tagId).execute();
 }
 
@@ -93,6 +95,31 @@ export async function addTagMember(db: Db, tagId: string, userId: string, create
     .values({ tagId, userId, createdAt })
     .onConflict((oc) => oc.columns(['tagId', 'userId']).doNothing())
     .execute();
+}
+
+/**
+ * Saves a tag as a member's favourite while he still belongs to it, his member row held until the
+ * change is written (PostgreSQL: `FOR SHARE`, which the tag's deletion and his removal wait for
+ * before they clear favourites; SQLite writes one transaction at a time). False when he is no
+ * member (any more): nothing is written.
+ */
+export async function saveFavoriteTag(
+  db: Db,
+  dialect: Dialect,
+  userId: string,
+  tagId: string,
+  updatedAt: string,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const member = trx
+      .selectFrom('tagMembers')
+      .select('userId')
+      .where('tagId', '=', tagId)
+      .where('userId', '=', userId);
+    if (!(await (dialect === 'postgres' ? member.forShare() : member).executeTakeFirst())) return false;
+    await trx.updateTable('users').set({ favoriteTagId: tagId, updatedAt }).where('id', '=', userId).execute();
+    return true;
+  });
 }
 
 export async function removeTagMember(db: Db, tagId: string, userId: string): Promise<boolean> {
