@@ -14,7 +14,9 @@ export const WEB_INDEX = path.join(ROOT, 'apps/web/dist/index.html');
  */
 export function ensureBuilt(): void {
   if (fs.existsSync(SERVER_ENTRY) && fs.existsSync(WEB_INDEX)) return;
-  const result = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build.
+  const env = { ...process.env, NODE_ENV: 'production' };
+  const result = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit', env });
   if (result.status !== 0) throw new Error(`npm run build failed with status ${result.status}`);
   if (!fs.existsSync(SERVER_ENTRY) || !fs.existsSync(WEB_INDEX)) {
     throw new Error(`the build did not produce ${SERVER_ENTRY} and ${WEB_INDEX}`);
