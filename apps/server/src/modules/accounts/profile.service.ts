@@ -108,7 +108,12 @@ async function saveAndReturn(ctx: AppContext, user: UserRow, patch: Updateable<U
     if (isUniqueViolation(error)) throw documentAlreadyAssociated();
     throw error;
   }
-  return userRecord(ctx, (await findUserById(ctx.db, user.id)) as UserRow);
+  return currentRecord(ctx, user.id);
+}
+
+/** The account's record as it is now in the database. */
+async function currentRecord(ctx: AppContext, userId: string): Promise<UserRecord> {
+  return userRecord(ctx, (await findUserById(ctx.db, userId)) as UserRow);
 }
 
 /** Patient edit (spec 2.10, 3): absent fields stay as they are. */
@@ -134,7 +139,7 @@ export async function setFavoriteTag(ctx: AppContext, auth: AuthContext, tagId: 
   if (!(await saveFavoriteTag(ctx.db, ctx.dialect, user.id, tagId, ctx.clock.now().toISOString()))) {
     throw notFound(AccountMessage.favoriteTagNotYours);
   }
-  return userRecord(ctx, (await findUserById(ctx.db, user.id)) as UserRow);
+  return currentRecord(ctx, user.id);
 }
 
 /** getEmailFrequencyOfUser: one's own setting; admins may ask about anyone. */

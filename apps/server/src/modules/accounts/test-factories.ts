@@ -130,9 +130,13 @@ export function linkIn(text: string, publicUrl: string): string {
 }
 
 /** The last link mailed to an address, as a path + query to inject. */
+/** The links of every mail to an address, oldest first. */
+export async function linksTo(ctx: AppContext, to: string): Promise<URL[]> {
+  return (await mailsTo(ctx, to)).map((mail) => new URL(linkIn(mail.text, ctx.config.publicUrl)));
+}
+
 export async function lastLinkTo(ctx: AppContext, to: string): Promise<URL> {
-  const mails = await mailsTo(ctx, to);
-  const last = mails.at(-1);
+  const last = (await linksTo(ctx, to)).at(-1);
   if (!last) throw new Error(`no mail to ${to}`);
-  return new URL(linkIn(last.text, ctx.config.publicUrl));
+  return last;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
-import { lastLinkTo, linkIn, mailsTo, makeUser } from '../accounts/test-factories.js';
+import { lastLinkTo, linksTo, makeUser } from '../accounts/test-factories.js';
 
 const BASE = '/api/administrationbe';
 const IN_FLIGHT = 36;
@@ -119,13 +119,11 @@ describe('console invitations under concurrent calls', () => {
     }
     // Of the links mailed, the live one opens and every other is refused. (Which of them is the
     // last mail is not asked: the resends share the test clock's instant, so their mails tie.)
-    const links = (await mailsTo(portal.ctx, email)).map((mail) =>
-      new URL(linkIn(mail.text, portal.ctx.config.publicUrl)).searchParams.get('token')!,
-    );
     const opened = await Promise.all(
-      links.map(
-        async (token) => (await call('GET', `/api/auth/admin/invite/validate?token=${token}`, null)).statusCode,
-      ),
+      (await linksTo(portal.ctx, email)).map(async (link) => {
+        const token = link.searchParams.get('token')!;
+        return (await call('GET', `/api/auth/admin/invite/validate?token=${token}`, null)).statusCode;
+      }),
     );
     expect(opened.filter((s) => s === 200)).toHaveLength(live.length);
     expect(
