@@ -485,6 +485,12 @@ describe('three portal processes behind nginx on one PostgreSQL and one S3 bucke
     const repeated = [...messageIds.values()].filter((n) => n > 1);
     expect(repeated.length).toBeLessThanOrEqual(1);
     expect(repeated.every((n) => n === 2)).toBe(true);
+    // A conversation that ended badly can only be one the killed process had open.
+    const cutOff = mailbox.errors.map((e) => (e as NodeJS.ErrnoException).code ?? e.message);
+    expect(
+      cutOff.every((code) => code === 'ECONNRESET' || code === 'EPIPE'),
+      cutOff.join(', '),
+    ).toBe(true);
     const sent = (await db.query<{ n: string }>(`select count(*) as n from outbox where status = 'SENT'`))[0]?.n;
     expect(Number(sent)).toBe(messageIds.size);
 
@@ -493,7 +499,8 @@ describe('three portal processes behind nginx on one PostgreSQL and one S3 bucke
     console.log(
       `load of ${LOAD_MS / 1000} s through nginx: ${[...counts].map(([k, v]) => `${v} ${k}`).join(', ')}; ` +
         `${acknowledged.length} ingests acknowledged, ${shared.length} shares mailed, ${failed.length} requests ` +
-        `failed (in flight on the killed process), ${repeated.length} mail sent again`,
+        `failed (in flight on the killed process), ${repeated.length} mail sent again, ` +
+        `${cutOff.length} mail conversation cut off by the kill`,
     );
     // The load did run on both sides of the kill (figures depend on the machine; these are floors).
     expect(acknowledged.filter((a) => a.protocolAt > killAt).length).toBeGreaterThan(2);

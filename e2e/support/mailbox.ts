@@ -4,6 +4,11 @@ import { SMTPServer } from 'smtp-server';
 export interface Mailbox {
   url: string;
   mails: ParsedMail[];
+  /**
+   * Errors of conversations that ended badly, such as a sender killed mid-mail (ECONNRESET): kept
+   * and told when a wait fails, never thrown, since a sender may die while the journey goes on.
+   */
+  errors: Error[];
   /** Waits for a mail to `to` (and matching `subjectPart` when given), newest first. */
   waitFor: (to: string, options?: { after?: number; timeoutMs?: number }) => Promise<ParsedMail>;
   close: () => Promise<void>;
@@ -20,6 +25,7 @@ function recipients(mail: ParsedMail): string[] {
  */
 export async function startMailbox(port = 0): Promise<Mailbox> {
   const mails: ParsedMail[] = [];
+  const errors: Error[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -33,6 +39,9 @@ export async function startMailbox(port = 0): Promise<Mailbox> {
         .catch((error: Error) => done(error));
     },
   });
+  // smtp-server emits a socket error inside a mail transaction on the server; with no listener
+  // there, a sender's process dying mid-mail would end the journey's own process.
+  server.on('error', (error) => errors.push(error));
   const listening = await new Promise<number>((resolve) => {
     server.listen(port, '127.0.0.1', () => {
       const address = server.server.address();
@@ -49,7 +58,12 @@ export async function startMailbox(port = 0): Promise<Mailbox> {
         .reverse()
         .find((mail) => recipients(mail).includes(wanted));
       if (found) return found;
-      if (Date.now() > deadline) throw new Error(`no mail to ${to} arrived (${mails.length} mails in total)`);
+      if (Date.now() > deadline) {
+        const broken = errors.length
+          ? `; conversations that ended badly: ${errors.map((e) => e.message).join(', ')}`
+          : '';
+        throw new Error(`no mail to ${to} arrived (${mails.length} mails in total${broken})`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
@@ -57,6 +71,7 @@ export async function startMailbox(port = 0): Promise<Mailbox> {
   return {
     url: `smtp://127.0.0.1:${listening}`,
     mails,
+    errors,
     waitFor,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
