@@ -1,10 +1,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import { freePort } from './helpers.js';
 
 /* The real server in its own process, for tests of what survives a kill. */
 
 const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Every server started here and still running. A test that times out while one is starting never
+ * gets to kill it itself: what is left is killed after the test file, so no server outlives it
+ * (vitest ends its workers without their exit handlers).
+ */
+const running = new Set<ChildProcess>();
+afterAll(async () => {
+  for (const child of running) await kill(child);
+});
 
 /** The real server in its own process, as `npm start` runs it. */
 export async function startServer(
@@ -25,6 +36,8 @@ export async function startServer(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));

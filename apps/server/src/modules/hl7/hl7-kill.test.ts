@@ -131,5 +131,5 @@ describe('a killed server never acknowledges what it did not store', () => {
     } finally {
       await last.close();
     }
-  });
+  }, 180_000);
 });

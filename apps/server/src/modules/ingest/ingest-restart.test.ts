@@ -65,5 +65,5 @@ describe('ingest survives a killed server', () => {
     } finally {
       await check.close();
     }
-  });
+  }, 180_000);
 });
