@@ -6,11 +6,17 @@
 // LH_DETAILS=1 also prints each layout shift's element and the scripts' main-thread time;
 // LH_REFERENCE=<another built checkout> measures it too, its runs taking turns with this one's;
 // LH_PAGES=login,patient,physician picks the pages)
-/* global location, document */
 import os from 'node:os';
 import lighthouse from 'lighthouse';
 import puppeteer from 'puppeteer-core';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, requireBuild, seedDashboards, startPortal } from './web-portal.ts';
+import {
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  requireBuild,
+  seedDashboards,
+  signInThroughForm,
+  startPortal,
+} from './web-portal.ts';
 
 requireBuild();
 const RUNS = Number(process.env.LH_RUNS ?? 3);
@@ -118,17 +124,7 @@ try {
         }
         const user = build.users[target.user];
         const { context, page } = await quietPage();
-        await page.goto(`${build.portal.base}/login`);
-        // The app's own form, running (login.html's drawn screen is replaced or taken over first).
-        await page.waitForFunction(
-          () =>
-            !document.querySelector('.drawn-screen') &&
-            document.querySelector('[data-testid="login-submit"]:not([disabled])'),
-        );
-        await page.locator('input[name="userName"]').fill(user.email);
-        await page.locator('input[type="password"]').fill(user.password);
-        await Promise.all([page.waitForNavigation(), page.locator('[data-testid="login-submit"]').click()]);
-        await page.waitForFunction((p) => location.pathname === p, {}, target.path);
+        await signInThroughForm(page, build.portal.base, user, target.path);
         const measured = await audit(page, url, true);
         if (measured) runs[index].push(measured);
         await context.close();

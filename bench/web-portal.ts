@@ -4,6 +4,7 @@
 // Builds nothing: expects apps/web/dist and apps/server/dist.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Page } from 'puppeteer-core';
 import { CHROMIUM_ARGS } from '../e2e/support/browser.js';
 import { ROOT, SERVER_ENTRY } from '../e2e/support/build.js';
 import { linkIn, startMailbox } from '../e2e/support/mailbox.js';
@@ -193,4 +194,26 @@ export async function seedDashboards(
   });
   await signInApi(base, physicianUser.email, physicianUser.password);
   return { patientUser, physicianUser, ingestSeconds };
+}
+
+/**
+ * Signs `user` in through the app's own sign-in form at `base`/login (once the drawn screen has
+ * been taken over and the form runs), and waits until the app has landed on `landing`.
+ */
+export async function signInThroughForm(
+  page: Page,
+  base: string,
+  user: { email: string; password: string },
+  landing: string,
+): Promise<void> {
+  await page.goto(`${base}/login`);
+  await page.waitForFunction(
+    () =>
+      !document.querySelector('.drawn-screen') &&
+      document.querySelector('[data-testid="login-submit"]:not([disabled])'),
+  );
+  await page.locator('input[name="userName"]').fill(user.email);
+  await page.locator('input[type="password"]').fill(user.password);
+  await Promise.all([page.waitForNavigation(), page.locator('[data-testid="login-submit"]').click()]);
+  await page.waitForFunction((p) => location.pathname === p, {}, landing);
 }
