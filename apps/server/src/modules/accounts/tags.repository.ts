@@ -122,19 +122,25 @@ export async function saveFavoriteTag(
   });
 }
 
+/**
+ * Takes a member out of a tag and, in the same transaction, the tag from his favourite: a removal
+ * is never seen, nor left by a crash, half done.
+ */
 export async function removeTagMember(db: Db, tagId: string, userId: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom('tagMembers')
-    .where('tagId', '=', tagId)
-    .where('userId', '=', userId)
-    .executeTakeFirst();
-  await db
-    .updateTable('users')
-    .set({ favoriteTagId: null })
-    .where('id', '=', userId)
-    .where('favoriteTagId', '=', tagId)
-    .execute();
-  return Number(result.numDeletedRows) > 0;
+  return db.transaction().execute(async (trx) => {
+    const result = await trx
+      .deleteFrom('tagMembers')
+      .where('tagId', '=', tagId)
+      .where('userId', '=', userId)
+      .executeTakeFirst();
+    await trx
+      .updateTable('users')
+      .set({ favoriteTagId: null })
+      .where('id', '=', userId)
+      .where('favoriteTagId', '=', tagId)
+      .execute();
+    return Number(result.numDeletedRows) > 0;
+  });
 }
 
 function tagMembers(db: Db, tagId: string) {
