@@ -129,12 +129,12 @@ export function linkIn(text: string, publicUrl: string): string {
   return line.trim();
 }
 
-/** The last link mailed to an address, as a path + query to inject. */
 /** The links of every mail to an address, oldest first. */
 export async function linksTo(ctx: AppContext, to: string): Promise<URL[]> {
   return (await mailsTo(ctx, to)).map((mail) => new URL(linkIn(mail.text, ctx.config.publicUrl)));
 }
 
+/** The last link mailed to an address. */
 export async function lastLinkTo(ctx: AppContext, to: string): Promise<URL> {
   const last = (await linksTo(ctx, to)).at(-1);
   if (!last) throw new Error(`no mail to ${to}`);
