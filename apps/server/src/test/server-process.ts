@@ -7,15 +7,19 @@ import { freePort } from './helpers.js';
 
 const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
 
-/**
- * Every server started here and still running. A test that times out while one is starting never
- * gets to kill it itself: what is left is killed after the test file, so no server outlives it
- * (vitest ends its workers without their exit handlers).
- */
+/** Every server started here and still running, a server still starting included. */
 const running = new Set<ChildProcess>();
-afterAll(async () => {
-  for (const child of running) await kill(child);
-});
+
+/**
+ * Kills every server this file's tests started and that still runs. A test file calls it first in
+ * its own `afterAll`, before it drops the database those servers use; it also runs after the test
+ * file, so a server whose test timed out while it was starting never outlives the file (vitest
+ * ends its workers without their exit handlers).
+ */
+export async function killStartedServers(): Promise<void> {
+  await Promise.all([...running].map((child) => kill(child)));
+}
+afterAll(killStartedServers);
 
 /** The real server in its own process, as `npm start` runs it. */
 export async function startServer(

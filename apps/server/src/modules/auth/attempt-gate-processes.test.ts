@@ -1,8 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabaseEnv, startTestPortal, TEST_DIALECT } from '../../test/helpers.js';
 import { type HttpAnswer, type HttpCall, httpBurst, httpCall } from '../../test/http-client.js';
-import { kill as killProcess, startServer as startServerProcess } from '../../test/server-process.js';
+import { killStartedServers, startServer as startServerProcess } from '../../test/server-process.js';
 import { createAccount, createInstitution, createProtocol } from './auth.test-support.js';
 
 /*
@@ -16,7 +15,6 @@ const login = (userName: string, password: string): HttpCall => ({
 });
 
 describe(`two server processes on one ${TEST_DIALECT} database share the attempt gate`, () => {
-  const children: ChildProcess[] = [];
   let servers: string[] = [];
   let database: Awaited<ReturnType<typeof freshDatabaseEnv>> | undefined;
 
@@ -38,12 +36,11 @@ describe(`two server processes on one ${TEST_DIALECT} database share the attempt
     const env = { ...database.env, HASH_CONCURRENCY: '1' };
     for (let i = 0; i < 2; i++) {
       const server = await startServerProcess(env);
-      children.push(server.child);
       servers.push(server.url);
     }
   }, 120_000);
   afterAll(async () => {
-    for (const child of children) await killProcess(child);
+    await killStartedServers();
     servers = [];
     await database?.drop();
   });

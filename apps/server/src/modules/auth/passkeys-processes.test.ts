@@ -1,9 +1,8 @@
 import { PasskeyMessage } from '@portal/shared/messages';
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabaseEnv, startTestPortal, TEST_DIALECT } from '../../test/helpers.js';
 import { type HttpAnswer, httpBurst, httpCall } from '../../test/http-client.js';
-import { kill as killProcess, startServer as startServerProcess } from '../../test/server-process.js';
+import { killStartedServers, startServer as startServerProcess } from '../../test/server-process.js';
 import { createAccount } from './auth.test-support.js';
 import { SoftAuthenticator } from './soft-authenticator.test-support.js';
 
@@ -16,7 +15,6 @@ import { SoftAuthenticator } from './soft-authenticator.test-support.js';
 const PUBLIC_URL = 'https://resultados.example.test';
 
 describe(`passkey challenges shared by two server processes on one ${TEST_DIALECT} database`, () => {
-  const children: ChildProcess[] = [];
   let servers: string[] = [];
   let database: Awaited<ReturnType<typeof freshDatabaseEnv>> | undefined;
   const device = new SoftAuthenticator(PUBLIC_URL, 'resultados.example.test');
@@ -32,12 +30,11 @@ describe(`passkey challenges shared by two server processes on one ${TEST_DIALEC
     const env = { ...database.env, PUBLIC_URL, HASH_CONCURRENCY: '1' };
     for (let i = 0; i < 2; i++) {
       const server = await startServerProcess(env);
-      children.push(server.child);
       servers.push(server.url);
     }
   }, 120_000);
   afterAll(async () => {
-    for (const child of children) await killProcess(child);
+    await killStartedServers();
     servers = [];
     await database?.drop();
   });

@@ -4,7 +4,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabaseEnv, startTestPortal, TEST_DIALECT } from '../../test/helpers.js';
-import { kill, startServer } from '../../test/server-process.js';
+import { kill, killStartedServers, startServer } from '../../test/server-process.js';
 import { makeInstitution, makeProtocol, makeResource, makeUser, pdfBytes } from './test-factories.js';
 
 /*
@@ -98,7 +98,10 @@ describe(`every answered view is traced after a SIGKILL (${TEST_DIALECT})`, () =
       await setup.close();
     }
   }, 120_000);
-  afterAll(async () => database?.drop());
+  afterAll(async () => {
+    await killStartedServers();
+    await database?.drop();
+  });
 
   it('finds the audit record of every detail and report answered 200, and the read mark of every report', async () => {
     const server = await startServer({ ...database!.env, JWT_SECRET });

@@ -1,7 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, freshDatabaseEnv, startTestPortal } from '../../test/helpers.js';
-import { kill, startServer } from '../../test/server-process.js';
+import { kill, killStartedServers, startServer } from '../../test/server-process.js';
 import { createInstitution } from '../institutions/institution.service.js';
 import { ackFields, MllpClient, reportPdf, utf8LabMessage } from './hl7.test-support.js';
 
@@ -10,10 +9,9 @@ const ACKS_BEFORE_KILL = 12;
 const CONNECTIONS = 3;
 
 describe('a killed server never acknowledges what it did not store', () => {
-  const children: ChildProcess[] = [];
   let drop: (() => Promise<void>) | undefined;
   afterAll(async () => {
-    for (const c of children) await kill(c);
+    await killStartedServers();
     await drop?.();
   });
 
@@ -35,7 +33,6 @@ describe('a killed server never acknowledges what it did not store', () => {
     const env = { ...database.env, HL7_MLLP_PORT: String(mllpPort) };
 
     const first = await startServer(env);
-    children.push(first.child);
     const acked: string[] = [];
     const sent: string[] = [];
     let killed = false;
@@ -108,7 +105,6 @@ describe('a killed server never acknowledges what it did not store', () => {
 
     // The sender sends again what got no ACK (and one that did): each is AA and stored once.
     const second = await startServer(env);
-    children.push(second.child);
     const client = await MllpClient.connect(mllpPort);
     for (const id of [...unanswered, acked[0]!]) {
       const ack = await client.send(message(id));

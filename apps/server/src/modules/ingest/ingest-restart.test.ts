@@ -1,15 +1,13 @@
-import type { ChildProcess } from 'node:child_process';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabaseEnv, startTestPortal } from '../../test/helpers.js';
-import { kill, startServer } from '../../test/server-process.js';
+import { kill, killStartedServers, startServer } from '../../test/server-process.js';
 import { createInstitution } from '../institutions/institution.service.js';
 
 describe('ingest survives a killed server', () => {
-  const children: ChildProcess[] = [];
   let drop: (() => Promise<void>) | undefined;
   afterAll(async () => {
-    for (const c of children) await kill(c);
+    await killStartedServers();
     await drop?.();
   });
 
@@ -44,12 +42,10 @@ describe('ingest survives a killed server', () => {
     };
 
     const first = await startServer(database.env);
-    children.push(first.child);
     expect(await send(first.url)).toEqual([201, 201]);
     await kill(first.child);
 
     const second = await startServer(database.env);
-    children.push(second.child);
     // Both already there: the same calls are now updates that change nothing.
     expect(await send(second.url)).toEqual([200, 200]);
     await kill(second.child);
