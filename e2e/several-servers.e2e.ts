@@ -472,13 +472,11 @@ describe('three portal processes behind nginx on one PostgreSQL and one S3 bucke
       if (Date.now() > deadline) throw new Error(`${waiting} mails still waiting in the outbox`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    const recipientsOf = (m: Mailbox['mails'][number]) =>
-      (Array.isArray(m.to) ? m.to : m.to ? [m.to] : []).flatMap((a) => a.value.map((v) => v.address ?? ''));
     const messageIds = new Map<string, number>();
     for (const mail of mailbox.mails)
       messageIds.set(mail.messageId ?? '', (messageIds.get(mail.messageId ?? '') ?? 0) + 1);
     for (const email of shared) {
-      const mails = mailbox.mails.filter((m) => recipientsOf(m).includes(email));
+      const mails = mailbox.mailsTo(email);
       expect(new Set(mails.map((m) => m.messageId)).size, email).toBe(1);
     }
     // A mail sent again is one the killed process had sent but not yet marked: at most the one it had in flight.

@@ -1,9 +1,7 @@
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { bearer } from '../test/helpers.js';
+import { MailSink } from '../test/mail-sink.js';
 import {
   type ContractWorld,
   expectError,
@@ -17,29 +15,7 @@ import {
 
 const PUBLIC_URL = 'http://portal.test';
 const DAY = 24 * 60 * 60 * 1000;
-const received: ParsedMail[] = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['AUTH', 'STARTTLS'],
-  logger: false,
-  onData(stream, _session, done) {
-    simpleParser(stream)
-      .then((mail) => {
-        received.push(mail);
-        done();
-      })
-      .catch(done);
-  },
-});
-
-/** Waits for the next mail to an address that arrived after `seen` mails to it. */
-async function mailTo(address: string, seen = 0): Promise<ParsedMail> {
-  for (;;) {
-    const mails = received.filter((m) => JSON.stringify(m.to).includes(address));
-    if (mails.length > seen) return mails[seen]!;
-    await sleep(25);
-  }
-}
+const smtp = new MailSink();
 
 /** Contract 4: the link stands alone on its line of the plain-text part and starts with PUBLIC_URL. */
 function linkOf(mail: ParsedMail): URL {
@@ -55,12 +31,11 @@ let world: ContractWorld;
 const app = () => world.portal.app;
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const { port } = smtp.server.address() as AddressInfo;
+  await smtp.start();
   world = await startContractWorld({
     outbox: true,
     env: {
-      SMTP_URL: `smtp://127.0.0.1:${port}`,
+      SMTP_URL: smtp.url,
       OUTBOX_POLL_MS: '50',
       PUBLIC_URL,
       MAIL_FROM: 'Resultados Clinica <resultados@clinica.test>',
@@ -69,7 +44,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await world.portal.destroy();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
 });
 
 describe('account activation', () => {
@@ -89,7 +64,7 @@ describe('account activation', () => {
       },
     });
     expect([200, 201]).toContain(created.statusCode);
-    const mail = await mailTo('ana@paciente.test');
+    const mail = await smtp.nthTo('ana@paciente.test');
     expect(mail.from?.value[0]?.address).toBe('resultados@clinica.test');
     const link = linkOf(mail);
     expect(link.pathname).toBe('/api/v2/auth/user/registerValidate');
@@ -119,7 +94,7 @@ describe('account activation', () => {
         serviceTerms: true,
       },
     });
-    const link = linkOf(await mailTo('bia@paciente.test'));
+    const link = linkOf(await smtp.nthTo('bia@paciente.test'));
     world.portal.clock.advance(DAY + 60_000);
     try {
       const late = await app().inject({ method: 'GET', url: `${link.pathname}${link.search}` });
@@ -145,7 +120,7 @@ describe('password recovery', () => {
         serviceTerms: true,
       },
     });
-    const activation = linkOf(await mailTo('caio@paciente.test'));
+    const activation = linkOf(await smtp.nthTo('caio@paciente.test'));
     await app().inject({ method: 'GET', url: `${activation.pathname}${activation.search}` });
 
     const forgot = await app().inject({
@@ -153,7 +128,7 @@ describe('password recovery', () => {
       url: '/api/auth/password/forgotPassword?username=caio@paciente.test&language=PT-BR',
     });
     expect(forgot.statusCode).toBe(200);
-    const link = linkOf(await mailTo('caio@paciente.test', 1));
+    const link = linkOf(await smtp.nthTo('caio@paciente.test', 1));
     expect(link.pathname).toBe('/password/reset');
     expect(link.searchParams.get('language')).toBe('pt-br');
     const token = link.searchParams.get('token')!;
@@ -180,13 +155,13 @@ describe('password recovery', () => {
       method: 'POST',
       url: '/api/auth/password/forgotPassword?username=caio@paciente.test&language=EN',
     });
-    const en = await mailTo('caio@paciente.test', 2);
+    const en = await smtp.nthTo('caio@paciente.test', 2);
     expect(linkOf(en).searchParams.get('language')).toBe('en');
     await app().inject({
       method: 'POST',
       url: '/api/auth/password/forgotPassword?username=caio@paciente.test&language=es',
     });
-    const esReset = await mailTo('caio@paciente.test', 3);
+    const esReset = await smtp.nthTo('caio@paciente.test', 3);
     expect(linkOf(esReset).searchParams.get('language')).toBe('es');
     expect(en.subject).not.toBe(esReset.subject);
   });
@@ -208,7 +183,7 @@ describe('invitations (7 days)', () => {
       },
     });
     expect([200, 201]).toContain(res.statusCode);
-    const link = linkOf(await mailTo('dr.luz@medico.test'));
+    const link = linkOf(await smtp.nthTo('dr.luz@medico.test'));
     expect(link.pathname).toBe('/physician/create');
     expect(link.searchParams.get('code')).toBe(world.institution.code);
     expect(link.searchParams.get('language')).toBe('pt-br');
@@ -230,7 +205,7 @@ describe('invitations (7 days)', () => {
       payload: { email: 'equipe@clinica.test', institutionId: world.institution.id, language: 'es' },
     });
     expect([200, 201]).toContain(res.statusCode);
-    const link = linkOf(await mailTo('equipe@clinica.test'));
+    const link = linkOf(await smtp.nthTo('equipe@clinica.test'));
     expect(link.pathname).toBe('/company-access/create');
     expect(link.searchParams.get('language')).toBe('es');
     const token = link.searchParams.get('token')!;
@@ -272,7 +247,7 @@ describe('invitations (7 days)', () => {
       payload: { language: 'EN' },
     });
     expect(res.statusCode).toBeLessThan(300);
-    const link = linkOf(await mailTo('convite@paciente.test'));
+    const link = linkOf(await smtp.nthTo('convite@paciente.test'));
     expect(link.pathname).toBe('/patient/create');
     expect(link.searchParams.get('token')).toBeTruthy();
     expect(link.searchParams.get('language')).toBe('en');
@@ -312,7 +287,7 @@ describe('invitations (7 days)', () => {
       payload: { email: 'parceiro@externo.test', name: 'Parceiro', language: 'pt-BR' },
     });
     expect([200, 201]).toContain(user.statusCode);
-    const link = linkOf(await mailTo('parceiro@externo.test'));
+    const link = linkOf(await smtp.nthTo('parceiro@externo.test'));
     expect(link.pathname).toBe('/password/reset');
     expect(link.searchParams.get('language')).toBe('pt-br');
     for (const path of ['/api/auth/externaluser/validate', '/api/auth/externaluser/get']) {
@@ -338,7 +313,7 @@ describe('shares', () => {
       },
     });
     expect([200, 201]).toContain(patient.statusCode);
-    const activation = linkOf(await mailTo('dora@paciente.test'));
+    const activation = linkOf(await smtp.nthTo('dora@paciente.test'));
     await app().inject({ method: 'GET', url: `${activation.pathname}${activation.search}` });
     const signedIn = await login(world, { userName: 'dora@paciente.test', password: 'Senha-forte-1' });
     const token = signedIn.json<{ data: { accessToken: string; user: { identifier: string } } }>().data;
@@ -377,7 +352,7 @@ describe('shares', () => {
       payload: { emails: ['amigo@share.test'], protocols: [requestId], period: 7, language: 'ES', token: 'ignored' },
     });
     expect(share.statusCode).toBeLessThan(300);
-    const link = linkOf(await mailTo('amigo@share.test'));
+    const link = linkOf(await smtp.nthTo('amigo@share.test'));
     const shareToken = /^\/landing\/([^/]+)$/.exec(link.pathname)?.[1];
     expect(shareToken).toBeTruthy();
     const validate = await app().inject({ method: 'GET', url: '/api/v2/auth/validate', headers: bearer(shareToken!) });

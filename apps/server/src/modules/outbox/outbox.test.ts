@@ -1,10 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPortal, type TestPortal } from '../../test/helpers.js';
+import { MailSink } from '../../test/mail-sink.js';
 import { queueMail, queueSms, retryDeadMessages } from './outbox.service.js';
 import { smtpSender } from './outbox.transports.js';
 import { claimMessage } from './outbox.repository.js';
@@ -12,61 +11,6 @@ import { expireMessages, OUTBOX_RETRY, processDueMessages, retryDelayMs, startOu
 
 const PUBLIC_URL = 'http://portal.test';
 const POLL = { OUTBOX_POLL_MS: '20' };
-
-/** A real SMTP server on 127.0.0.1 that keeps every mail it accepts, parsed. */
-class MailSink {
-  readonly mails: ParsedMail[] = [];
-  private server?: SMTPServer;
-  port = 0;
-
-  /** While set, the sink holds each mail's DATA until the promise resolves. */
-  hold?: Promise<void>;
-  dataStarted = 0;
-
-  constructor(private readonly refuse?: (to: string) => boolean) {}
-
-  async start(port = this.port): Promise<void> {
-    const server = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['AUTH', 'STARTTLS'],
-      logger: false,
-      onRcptTo: (address, _session, done) => {
-        if (this.refuse?.(address.address)) {
-          const error = Object.assign(new Error('mailbox unavailable'), { responseCode: 550 });
-          done(error);
-          return;
-        }
-        done();
-      },
-      onData: (stream, _session, done) => {
-        this.dataStarted++;
-        simpleParser(stream)
-          .then(async (mail) => {
-            await this.hold;
-            this.mails.push(mail);
-            done();
-          })
-          .catch(done);
-      },
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => resolve());
-    });
-    this.server = server;
-    this.port = (server.server.address() as AddressInfo).port;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-
-  get url(): string {
-    return `smtp://127.0.0.1:${this.port}`;
-  }
-}
 
 // A bound, not a measure: the machine may be busy, so the limit is generous.
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, limitMs = 45_000): Promise<void> {
@@ -96,7 +40,7 @@ afterEach(async () => {
 describe('mails through a real SMTP server', () => {
   const sink = new MailSink();
   beforeAll(() => sink.start());
-  afterAll(() => sink.stop());
+  afterAll(() => sink.close());
 
   it('delivers mails in pt-br, es and en with a text part holding the link alone on its line and an HTML part', async () => {
     sink.mails.length = 0;
@@ -247,7 +191,7 @@ describe('retries', () => {
   it('keeps mails while the SMTP server is down and delivers each exactly once when it is back', async () => {
     const sink = new MailSink();
     await sink.start();
-    await sink.stop();
+    await sink.close();
     // Credentials in SMTP_URL must never reach the stored error.
     const p = await portal({
       outbox: true,
@@ -284,7 +228,7 @@ describe('retries', () => {
       ]);
     } finally {
       await p.close();
-      await sink.stop();
+      await sink.close();
     }
   });
 
@@ -319,7 +263,7 @@ describe('retries', () => {
     } finally {
       smtp.close();
       down.close();
-      await sink.stop();
+      await sink.close();
     }
   });
 
@@ -421,7 +365,7 @@ describe('secrets in the outbox', () => {
       expect(await retryDeadMessages(p.ctx)).toBe(1);
     } finally {
       smtp.close();
-      await sink.stop();
+      await sink.close();
     }
   });
 
@@ -467,7 +411,7 @@ describe('secrets in the outbox', () => {
       expect(await payloadOf(p, 'late@example.test')).toEqual([{ status: 'DEAD', payload: { kind: 'activation' } }]);
     } finally {
       smtp.close();
-      await sink.stop();
+      await sink.close();
     }
   });
 

@@ -1,46 +1,8 @@
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
+import { MailSink } from '../../test/mail-sink.js';
 import { makeInstitution, makeProtocol, makeUser } from '../accounts/test-factories.js';
-
-/** The mails a real SMTP server on 127.0.0.1 received, parsed. */
-async function startMailSink() {
-  const mails: ParsedMail[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
-    logger: false,
-    onData(stream, _session, done) {
-      simpleParser(stream)
-        .then((mail) => {
-          mails.push(mail);
-          done();
-        })
-        .catch(done);
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    async mailTo(address: string): Promise<ParsedMail> {
-      const until = Date.now() + 20_000;
-      for (;;) {
-        const mail = mails.find((m) => JSON.stringify(m.to).includes(address));
-        if (mail) return mail;
-        if (Date.now() > until) throw new Error(`no mail reached ${address}`);
-        await sleep(25);
-      }
-    },
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** Contract 4: the link stands alone on its line of the plain-text part, starting with PUBLIC_URL. */
 function linkLine(mail: ParsedMail): URL {
@@ -55,15 +17,15 @@ function linkLine(mail: ParsedMail): URL {
 
 describe('account and share mails through a real SMTP server', () => {
   let portal: TestPortal;
-  let sink: Awaited<ReturnType<typeof startMailSink>>;
+  const sink = new MailSink();
 
   beforeAll(async () => {
-    sink = await startMailSink();
+    await sink.start();
     portal = await startTestPortal({ outbox: true, env: { SMTP_URL: sink.url, OUTBOX_POLL_MS: '50' } });
   });
   afterAll(async () => {
     await portal?.destroy();
-    await sink?.stop();
+    await sink.close();
   });
 
   it('a recipient follows the share link of the mail and reaches the shared protocol', async () => {
@@ -79,7 +41,7 @@ describe('account and share mails through a real SMTP server', () => {
     });
     expect(res.statusCode).toBe(201);
 
-    const mail = await sink.mailTo('friend@mail.test');
+    const mail = await sink.nthTo('friend@mail.test');
     expect(mail.text).toContain('Veja meus exames');
     const link = linkLine(mail);
     expect(link.pathname.startsWith('/landing/')).toBe(true);
@@ -106,7 +68,7 @@ describe('account and share mails through a real SMTP server', () => {
       },
     });
     expect(res.statusCode).toBe(201);
-    const mail = await sink.mailTo('rita@mail.test');
+    const mail = await sink.nthTo('rita@mail.test');
     const link = linkLine(mail);
     expect(link.pathname).toBe('/api/v2/auth/user/registerValidate');
     const follow = await portal.app.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
