@@ -1,9 +1,11 @@
 import { AccountMessage } from '@portal/shared/messages';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestPortal, type TestPortal } from '../../test/helpers.js';
 import { makeInstitution, makeTag, makeUser } from '../delivery/test-factories.js';
 
 const IN_FLIGHT = 32;
+const NOW = new Date().toISOString();
 const BASE = '/api/administrationbe';
 
 /** The statuses of calls sent in turns: the even ones and the odd ones. */
@@ -30,7 +32,8 @@ function expectDeletedOnce(deletions: number[]): void {
  * An institution's tags changed by many console calls at once: a tag is deleted once (one trail
  * entry), members added meanwhile go with it or are refused, and a name two tags reach for at the
  * same time goes to one of them while the others are told it is taken (never a server error), and
- * a favourite saved while its tag is deleted does not outlive the tag.
+ * a favourite saved while its tag is deleted, or while its member is taken out of it, does not
+ * outlive his membership.
  */
 describe('tags under concurrent console calls', () => {
   let portal: TestPortal;
@@ -134,5 +137,59 @@ describe('tags under concurrent console calls', () => {
       .where('id', '=', external.id)
       .executeTakeFirstOrThrow();
     expect(saved.favoriteTagId).toBeNull();
+  });
+
+  it(`leaves no favourite to a member taken out of the tag when ${IN_FLIGHT} saves and removals are in flight, in four rounds`, async () => {
+    const external = await makeUser(portal.ctx, { type: 'EXTERNAL', name: 'Externo Removido' });
+    const token = await portal.sessionFor({ role: 'EXTERNAL', userId: external.id, username: external.email });
+    const { id: tagId } = await makeTag(portal.ctx, institutionId, [], 'Removido');
+    const memberUrl = `${BASE}/institution/${institutionId}/tags/${tagId}/users/${external.id}`;
+    const save = () =>
+      portal.app.inject({
+        method: 'POST',
+        url: '/api/v2/auth/externaluser/edit',
+        headers: bearer(token),
+        payload: { tagId },
+      });
+    // Half the saves leave first; the removals and the other half leave a little later each round,
+    // so that saves land before, between and after the removal.
+    const allSaves: number[] = [];
+    for (const [round, lateMs] of [0, 2, 5, 10].entries()) {
+      await portal.ctx.db.insertInto('tagMembers').values({ tagId, userId: external.id, createdAt: NOW }).execute();
+      const answers = await Promise.all(
+        Array.from({ length: IN_FLIGHT }, (_, i) =>
+          i % 2
+            ? sleep(lateMs).then(() => call('DELETE', memberUrl))
+            : i < IN_FLIGHT / 2
+              ? save()
+              : sleep(lateMs).then(save),
+        ),
+      );
+      const { odd: removals, even: saves } = statusesByTurn(answers);
+      allSaves.push(...saves);
+      // One removal took him out; the others found him gone.
+      expectDeletedOnce(removals);
+      expect(
+        saves.every((s) => s === 200 || s === 404),
+        saves.join(','),
+      ).toBe(true);
+      const left = await portal.ctx.db
+        .selectFrom('users')
+        .select('favoriteTagId')
+        .where('id', '=', external.id)
+        .executeTakeFirstOrThrow();
+      expect(left.favoriteTagId, `round ${round}: ${saves.join(',')}`).toBeNull();
+      const member = await portal.ctx.db
+        .selectFrom('tagMembers')
+        .select('userId')
+        .where('tagId', '=', tagId)
+        .where('userId', '=', external.id)
+        .execute();
+      expect(member).toEqual([]);
+    }
+    // Saves landed on both sides of a removal: some kept the favourite for a while, some came too late.
+    expect(allSaves).toContain(200);
+    expect(allSaves).toContain(404);
+    expect(await trail('TAG_USER_REMOVED', tagId)).toHaveLength(4);
   });
 });
