@@ -18,7 +18,6 @@ import { createStorage } from './plugins/storage-factory.js';
 import { createMetrics, startMetricsServer } from './plugins/metrics.js';
 import { ensureAdminAccount } from './modules/accounts/admin-bootstrap.js';
 import { startOutboxWorker, type OutboxWorker, type OutboxTransports } from './modules/outbox/outbox.worker.js';
-import { loadDemoData } from './modules/demo/demo-data.js';
 import { runDigests } from './modules/delivery/notifications.service.js';
 import { ACCESS_ALERT_INTERVAL_MS, runAccessAlerts } from './modules/access-log/access-alerts.service.js';
 import { startMllpServer, type MllpServer } from './modules/hl7/mllp-server.js';
@@ -95,7 +94,7 @@ export async function createPortal(config: Config, options: StartOptions = {}): 
         ? { connection: database.sqlite, file: config.database.file }
         : undefined,
     ),
-    storage: createStorage(config.storage),
+    storage: await createStorage(config.storage),
     clock: options.clock ?? systemClock,
     log,
     jwtSecret: loadJwtSecret(config),
@@ -105,7 +104,8 @@ export async function createPortal(config: Config, options: StartOptions = {}): 
     await migrateToLatest(database);
     migrated = true;
     if (config.admin) await ensureAdminAccount(ctx, config.admin);
-    if (config.demoData) await loadDemoData(ctx);
+    // The demo's own code (its PDFs, images and signing certificates) is loaded only for a demo.
+    if (config.demoData) await (await import('./modules/demo/demo-data.js')).loadDemoData(ctx);
   } catch (error) {
     await database.close();
     throw error;

@@ -75,7 +75,7 @@ describe('S3 storage configuration', () => {
     }
   });
 
-  it('is chosen when STORAGE_URL is set, with every S3 variable read', () => {
+  it('is chosen when STORAGE_URL is set, with every S3 variable read', async () => {
     const config = loadConfig({
       DATA_DIR: '/tmp/portal-s3-config',
       STORAGE_URL: 's3://bucket/prefix',
@@ -84,7 +84,7 @@ describe('S3 storage configuration', () => {
       S3_ACCESS_KEY_ID: 'id',
       S3_SECRET_ACCESS_KEY: 'secret',
     });
-    const storage = createStorage(config.storage);
+    const storage = await createStorage(config.storage);
     expect(storage).toBeInstanceOf(S3Storage);
     expect((storage as S3Storage).location).toEqual({ bucket: 'bucket', prefix: 'prefix' });
     (storage as S3Storage).close();

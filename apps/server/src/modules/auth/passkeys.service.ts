@@ -1,13 +1,8 @@
-import {
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransportFuture,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransportFuture,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { isoBase64URL } from '@simplewebauthn/server/helpers';
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { PasskeyMessage } from '@portal/shared/messages';
@@ -23,6 +18,7 @@ import { addMs } from '../../lib/clock.js';
 import type { AppError } from '../../lib/errors.js';
 import { badRequest, conflict, forbidden, notFound, unauthorized } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
+import { onFirstUse } from '../../lib/on-first-use.js';
 import { recordAudit } from '../../plugins/audit.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { claimRate } from '../../plugins/throttle.js';
@@ -48,6 +44,12 @@ import {
  * kept in the database and taken out as they are answered, so each one serves once, whichever
  * server process answers.
  */
+
+/** The WebAuthn library, loaded with the first passkey call. */
+const webAuthn = onFirstUse(async () => ({
+  ...(await import('@simplewebauthn/server')),
+  isoBase64URL: (await import('@simplewebauthn/server/helpers')).isoBase64URL,
+}));
 
 /** Who may hold passkeys: the people of the patient app. */
 const PASSKEY_ROLES = new Set(['PATIENT', 'PHYSICIAN', 'EXTERNAL']);
@@ -106,6 +108,7 @@ export async function registrationOptions(ctx: AppContext, auth: AuthContext) {
   const existing = await listPasskeys(ctx.db, user.id);
   if (existing.length >= PASSKEYS_PER_ACCOUNT_MAX) throw conflict(PasskeyMessage.tooManyPasskeys);
   const { rpId, rpName } = ctx.config.webauthn;
+  const { generateRegistrationOptions } = await webAuthn();
   const options = await generateRegistrationOptions({
     rpName,
     rpID: rpId,
@@ -133,6 +136,7 @@ export async function registerPasskey(
   const challenge = await consumeChallenge(ctx.db, input.challengeId, 'REGISTER', now);
   if (!challenge || challenge.userId !== user.id) throw badRequest(PasskeyMessage.challengeInvalid);
   const { rpId, origins } = ctx.config.webauthn;
+  const { verifyRegistrationResponse, isoBase64URL } = await webAuthn();
   const verification = await verifyRegistrationResponse({
     response: input.credential as RegistrationResponseJSON,
     expectedChallenge: challenge.challenge,
@@ -238,6 +242,7 @@ export async function removeOwnPasskey(
 /** A sign-in challenge (for a passkey alone or as the second factor); any discoverable passkey answers. */
 export async function signInOptions(ctx: AppContext, request: FastifyRequest) {
   await claimRate(ctx, `passkey-options:${request.ip}`, OPTIONS_LIMITS);
+  const { generateAuthenticationOptions } = await webAuthn();
   const options = await generateAuthenticationOptions({
     rpID: ctx.config.webauthn.rpId,
     userVerification: 'required',
@@ -283,6 +288,7 @@ export async function verifyAssertion(
   const { rpId, origins } = ctx.config.webauthn;
   const handle = assertion.credential.response.userHandle;
   const rejected = () => new PasskeyRefused(unauthorized(PasskeyMessage.passkeyRejected), 'PASSKEY_REJECTED', passkey);
+  const { verifyAuthenticationResponse, isoBase64URL } = await webAuthn();
   if (handle && handle !== isoBase64URL.fromBuffer(userHandleOf(passkey.userId))) throw rejected();
   const result = await verifyAuthenticationResponse({
     response: assertion.credential as AuthenticationResponseJSON,

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { type NoticeLanguage, noticeText, type LeftOutReason } from './pdf-notice.js';
 import { dict, openQpdfOutput, type PdfValue, type QpdfOutput, refId } from './qpdf-output.js';
+import { pdfLib } from '../../lib/pdf-lib.js';
 
 /** Where merged bytes go; resolves when the consumer can take more (back-pressure). */
 export type ByteSink = (chunk: Uint8Array) => Promise<void>;
@@ -170,6 +170,7 @@ let markerBytes: Promise<Buffer> | null = null;
 /** A one-page file put before each bookmarked group so its first page can be found, then dropped. */
 function marker(): Promise<Buffer> {
   markerBytes ??= (async () => {
+    const { PDFDocument } = await pdfLib();
     const doc = await PDFDocument.create({ updateMetadata: false });
     doc.addPage([7, 7]).drawRectangle({ x: 1, y: 1, width: 5, height: 5 });
     return Buffer.from(await doc.save({ useObjectStreams: false }));
@@ -179,6 +180,7 @@ function marker(): Promise<Buffer> {
 
 /** The page that stands for a report that could not be included, in the reader's language. */
 async function noticePdf(left: LeftOut, language: NoticeLanguage): Promise<Buffer> {
+  const { PDFDocument, StandardFonts } = await pdfLib();
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   const bold = await doc.embedFont(StandardFonts.HelveticaBold);

@@ -1,30 +1,7 @@
 import zlib from 'node:zlib';
 import dcmjs from 'dcmjs';
 import dicomParser from 'dicom-parser';
-
-/** Transfer syntaxes whose data set is deflated: frames cannot be cut out of the stored bytes. */
-const DEFLATED = new Set(['1.2.840.10008.1.2.1.99']);
-const NATIVE = new Set(['1.2.840.10008.1.2', '1.2.840.10008.1.2.1', '1.2.840.10008.1.2.2', ...DEFLATED]);
-
-/** PS3.18 8.7.3.3.2: the media type a frame of each transfer syntax travels as. */
-export function frameMediaType(transferSyntaxUid: string): string {
-  if (NATIVE.has(transferSyntaxUid)) return 'application/octet-stream';
-  const media =
-    {
-      '1.2.840.10008.1.2.4.50': 'image/jpeg',
-      '1.2.840.10008.1.2.4.51': 'image/jpeg',
-      '1.2.840.10008.1.2.4.57': 'image/jpeg',
-      '1.2.840.10008.1.2.4.70': 'image/jpeg',
-      '1.2.840.10008.1.2.4.80': 'image/jls',
-      '1.2.840.10008.1.2.4.81': 'image/jls',
-      '1.2.840.10008.1.2.4.90': 'image/jp2',
-      '1.2.840.10008.1.2.4.91': 'image/jp2',
-      '1.2.840.10008.1.2.5': 'image/dicom-rle',
-    }[transferSyntaxUid] ?? 'application/octet-stream';
-  return `${media}; transfer-syntax=${transferSyntaxUid}`;
-}
-
-export class DicomParseError extends Error {}
+import { DEFLATED_EXPLICIT_VR_LITTLE_ENDIAN, DicomParseError } from './transfer-syntax.js';
 
 /** What the index keeps of one Part 10 file. */
 export interface ParsedInstance {
@@ -125,7 +102,7 @@ function frameRanges(
 ): Array<Array<[number, number]>> | null {
   const pixels = ds.elements.x7fe00010 ?? ds.elements.x7fe00008 ?? ds.elements.x7fe00009;
   if (!pixels) return [];
-  if (DEFLATED.has(transferSyntaxUid)) return null;
+  if (transferSyntaxUid === DEFLATED_EXPLICIT_VR_LITTLE_ENDIAN) return null;
   if (!pixels.encapsulatedPixelData) {
     const length = nativeFrameLength(ds, pixels.length, frames);
     if (length <= 0) return null;

@@ -25,7 +25,8 @@ import {
   studiesOfExam,
 } from './wado.service.js';
 import { studyArchive } from './study-archive.js';
-import { canTranscode, EXPLICIT_VR_LITTLE_ENDIAN, transcode } from './transcode.js';
+import { dicomCodecs } from './dicom-codecs.js';
+import { canTranscode, EXPLICIT_VR_LITTLE_ENDIAN } from './transfer-syntax.js';
 
 const DICOM_JSON = 'application/dicom+json';
 const uid = z
@@ -292,6 +293,7 @@ export default function dicomRoutes(ctx: AppContext): FastifyPluginAsync {
           if (wanted !== EXPLICIT_VR_LITTLE_ENDIAN || !canTranscode(instance.transferSyntaxUid)) {
             throw new AppError(406, ServerMessage.notAcceptable, `cannot serve this instance as ${wanted}`);
           }
+          const { transcode } = await dicomCodecs();
           const body = await transcode(await ctx.storage.read(instance.storageKey));
           return reply
             .status(200)

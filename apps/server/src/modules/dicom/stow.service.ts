@@ -4,7 +4,9 @@ import { isUniqueViolation } from '../../db/database.js';
 import { newId } from '../../lib/ids.js';
 import { removeQuietly } from '../../plugins/storage.js';
 import type { Institution } from '../institutions/institution.service.js';
-import { DicomParseError, type ParsedInstance, parseInstance } from './dicom-file.js';
+import type { ParsedInstance } from './dicom-file.js';
+import { dicomCodecs } from './dicom-codecs.js';
+import { DicomParseError } from './transfer-syntax.js';
 import {
   findInstance,
   findSeries,
@@ -117,6 +119,7 @@ export async function storeInstance(
   options: { requiredStudyUid?: string; examKey?: string } = {},
 ): Promise<InstanceOutcome> {
   const { requiredStudyUid } = options;
+  const { parseInstance } = await dicomCodecs();
   let parsed: ParsedInstance;
   try {
     parsed = parseInstance(bytes);

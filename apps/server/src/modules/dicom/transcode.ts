@@ -2,11 +2,11 @@ import dcmjs from 'dcmjs';
 import imaging from 'dcmjs-imaging';
 import { frameOfFile } from './dicom-file.js';
 import { codecs } from './render.js';
-
-export const EXPLICIT_VR_LITTLE_ENDIAN = '1.2.840.10008.1.2.1';
-
-/** JPEG-LS, lossless and near-lossless: what browsers' DICOM libraries (dwv) cannot decode. */
-const JPEG_LS = new Set(['1.2.840.10008.1.2.4.80', '1.2.840.10008.1.2.4.81']);
+import {
+  canTranscode,
+  DEFLATED_EXPLICIT_VR_LITTLE_ENDIAN as DEFLATED,
+  EXPLICIT_VR_LITTLE_ENDIAN,
+} from './transfer-syntax.js';
 
 /** The image attributes dcmjs-imaging's decoders read, as its own pixel object gives them. */
 interface PixelInfo {
@@ -25,14 +25,6 @@ const decoder = imaging.NativePixelDecoder as unknown as {
 };
 
 export class TranscodeError extends Error {}
-
-/** Deflated Explicit VR Little Endian: native pixels in a deflated data set, which browsers' DICOM libraries (dwv) cannot inflate. */
-const DEFLATED = '1.2.840.10008.1.2.1.99';
-
-/** Whether `transcode` can turn a file of this transfer syntax into Explicit VR Little Endian. */
-export function canTranscode(transferSyntaxUid: string): boolean {
-  return JPEG_LS.has(transferSyntaxUid) || transferSyntaxUid === DEFLATED;
-}
 
 type Element = { vr: string; Value?: unknown[] };
 

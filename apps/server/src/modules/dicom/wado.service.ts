@@ -16,7 +16,8 @@ import {
   type ServedExam,
   servedExams,
 } from '../delivery/delivery.service.js';
-import { frameMediaType, frameOfFile } from './dicom-file.js';
+import { dicomCodecs } from './dicom-codecs.js';
+import { frameMediaType } from './transfer-syntax.js';
 import {
   examsOfAccession,
   findSeries,
@@ -29,7 +30,7 @@ import {
   studiesOfExamKeys,
   type StudyRow,
 } from './dicom.repository.js';
-import { renderFrame, type RenderOptions } from './render.js';
+import type { RenderOptions } from './render.js';
 
 export const DICOMWEB_BASE = '/api/dicomweb';
 
@@ -244,6 +245,7 @@ export function instanceStream(ctx: AppContext, instances: readonly InstanceRow[
 export async function framesOf(ctx: AppContext, instance: InstanceRow, numbers: readonly number[]): Promise<Buffer[]> {
   if (numbers.some((n) => !Number.isInteger(n) || n < 1 || n > instance.numberOfFrames)) throw notFound();
   if (instance.frames === null) {
+    const { frameOfFile } = await dicomCodecs();
     const whole = await ctx.storage.read(instance.storageKey);
     return numbers.map((n) => frameOfFile(whole, n - 1));
   }
@@ -272,6 +274,7 @@ export { frameMediaType };
 export async function renderedOf(ctx: AppContext, instance: InstanceRow, options: RenderOptions) {
   const frame = options.frame ?? Math.floor(instance.numberOfFrames / 2) + 1;
   if (frame < 1 || frame > instance.numberOfFrames) throw notFound();
+  const { renderFrame } = await dicomCodecs();
   const bytes = await ctx.storage.read(instance.storageKey);
   return renderFrame(bytes, { ...options, frame });
 }

@@ -1,5 +1,6 @@
-import { PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from 'pdf-lib';
+import type { PDFFont, PDFPage } from 'pdf-lib';
 import { wrap } from '../../lib/pdf-text.js';
+import { pdfLib } from '../../lib/pdf-lib.js';
 
 export interface TextReportContent {
   institution: string;
@@ -35,6 +36,7 @@ function brDateTime(iso: string | undefined): string {
  * the patient reads it like any other report (docs/decisions.md).
  */
 export async function textReportPdf(content: TextReportContent): Promise<Buffer> {
+  const { PDFDocument, rgb, StandardFonts } = await pdfLib();
   const doc = await PDFDocument.create();
   const regular = await doc.embedFont(StandardFonts.Helvetica);
   const bold = await doc.embedFont(StandardFonts.HelveticaBold);

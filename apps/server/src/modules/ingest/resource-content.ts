@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
-import { PDFDocument } from 'pdf-lib';
 import { AppError } from '../../lib/errors.js';
 import { ServerMessage } from '@portal/shared/errors';
+import { pdfLib } from '../../lib/pdf-lib.js';
 
 /** The leading bytes each declared type must start with (a mislabelled file is refused). */
 const SIGNATURES: Record<string, { bytes: Buffer; label: string }> = {
@@ -95,6 +95,7 @@ export async function countPdfPages(source: Readable): Promise<number | null> {
   const chunks: Buffer[] = [];
   for await (const chunk of source) chunks.push(chunk as Buffer);
   try {
+    const { PDFDocument } = await pdfLib();
     const doc = await PDFDocument.load(Buffer.concat(chunks), {
       ignoreEncryption: true,
       updateMetadata: false,

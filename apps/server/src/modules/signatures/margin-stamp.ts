@@ -1,6 +1,7 @@
-import { PDFDocument, rgb, StandardFonts } from 'pdf-lib';
+import type { PDFDocument } from 'pdf-lib';
 import QRCode from 'qrcode';
 import { formatVerificationCode } from '@portal/shared/schemas/signatures';
+import { pdfLib } from '../../lib/pdf-lib.js';
 
 /*
  * Issue 22.3: a copy of a report with its verification code and a QR code to `/validar` in a
@@ -30,6 +31,7 @@ export async function stampReport(
   language: StampLanguage,
 ): Promise<Buffer | null> {
   if (bytes.byteLength > STAMP_MAX_BYTES) return null;
+  const { PDFDocument, rgb, StandardFonts } = await pdfLib();
   let doc: PDFDocument;
   try {
     doc = await PDFDocument.load(bytes, { updateMetadata: false });

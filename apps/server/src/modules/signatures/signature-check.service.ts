@@ -1,8 +1,13 @@
 import { zSignatureCheck, type SignatureCheck } from '@portal/shared/schemas/signatures';
 import type { AppContext } from '../../context.js';
 import type { ResourceTable } from '../../db/schema.js';
-import { verifyDetachedCms, verifyPades } from './signature-verifier.js';
-import { trustStore } from './trust-store.js';
+import { onFirstUse } from '../../lib/on-first-use.js';
+
+/** The CMS and certificate code (pkijs), loaded with the first signature checked. */
+const verifier = onFirstUse(async () => ({
+  ...(await import('./signature-verifier.js')),
+  ...(await import('./trust-store.js')),
+}));
 
 type SignedResource = Pick<
   ResourceTable,
@@ -30,6 +35,7 @@ export async function checkResourceSignature(
   resource: SignedResource,
 ): Promise<SignatureCheck | null> {
   if (!resource.signedStorageKey || resource.signedSize === null) return null;
+  const { trustStore, verifyDetachedCms, verifyPades } = await verifier();
   const store = await trustStore(ctx.config.trustRootsDir);
   const signed = await ctx.storage.read(resource.signedStorageKey, resource.signedSize);
   const found =
