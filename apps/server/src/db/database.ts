@@ -274,3 +274,23 @@ function postgresReader(pool: pg.Pool): SqlReader {
     arrays: async (text, params, options) => (await query(text, params, options, true)) as unknown[][],
   };
 }
+
+/** PostgreSQL's row-lock strengths, strongest first. */
+export type RowLock = 'update' | 'no key update' | 'share' | 'key share';
+
+/**
+ * A row read inside a transaction and held until it ends: PostgreSQL takes the row lock of the
+ * strength asked for (`FOR UPDATE` by default); SQLite has no row locks and needs none, since it
+ * runs one writing transaction at a time.
+ */
+export function heldRow<Q extends { forUpdate(): Q; forNoKeyUpdate(): Q; forShare(): Q; forKeyShare(): Q }>(
+  query: Q,
+  dialect: Dialect,
+  lock: RowLock = 'update',
+): Q {
+  if (dialect !== 'postgres') return query;
+  if (lock === 'no key update') return query.forNoKeyUpdate();
+  if (lock === 'share') return query.forShare();
+  if (lock === 'key share') return query.forKeyShare();
+  return query.forUpdate();
+}

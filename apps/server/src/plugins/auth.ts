@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { ServerMessage } from '@portal/shared/errors';
 import type { AppContext } from '../context.js';
-import { type Db, SEPARATOR, type SqlReader } from '../db/database.js';
+import { type Db, heldRow, SEPARATOR, type SqlReader } from '../db/database.js';
 import type { SessionRole, SessionTable } from '../db/schema.js';
 import { addMs } from '../lib/clock.js';
 import { AppError, forbidden, unauthorized } from '../lib/errors.js';
@@ -94,7 +94,7 @@ export async function issueSession(
         .selectFrom('users')
         .select('passwordHash')
         .where('id', '=', input.userId ?? '');
-      const row = await (ctx.dialect === 'postgres' ? account.forShare() : account).executeTakeFirst();
+      const row = await heldRow(account, ctx.dialect, 'share').executeTakeFirst();
       if (!row || row.passwordHash !== input.passwordHash) throw new PasswordChangedMeanwhile();
     }
     await trx

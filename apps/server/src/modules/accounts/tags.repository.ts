@@ -1,4 +1,4 @@
-import type { Db, Dialect } from '../../db/database.js';
+import { type Db, type Dialect, heldRow } from '../../db/database.js';
 
 export function listTags(db: Db, institutionId: string) {
   return db
@@ -54,7 +54,7 @@ export async function deleteTagUnlessUsed(
 ): Promise<'deleted' | 'missing' | 'used'> {
   return db.transaction().execute(async (trx) => {
     const row = trx.selectFrom('tags').select('id').where('id', '=', tagId);
-    if (!(await (dialect === 'postgres' ? row.forUpdate() : row).executeTakeFirst())) return 'missing';
+    if (!(await heldRow(row, dialect).executeTakeFirst())) return 'missing';
     if (await tagIsUsedByProtocols(trx, tagId)) return 'used';
     await deleteTag(trx, tagId);
     return 'deleted';
@@ -86,7 +86,7 @@ export async function institutionHasTags(db: Db, institutionId: string): Promise
  */
 export async function holdTag(db: Db, dialect: Dialect, tagId: string): Promise<boolean> {
   const row = db.selectFrom('tags').select('id').where('id', '=', tagId);
-  return !!(await (dialect === 'postgres' ? row.forKeyShare() : row).executeTakeFirst());
+  return !!(await heldRow(row, dialect, 'key share').executeTakeFirst());
 }
 
 export async function addTagMember(db: Db, tagId: string, userId: string, createdAt: string) {
@@ -116,7 +116,7 @@ export async function saveFavoriteTag(
       .select('userId')
       .where('tagId', '=', tagId)
       .where('userId', '=', userId);
-    if (!(await (dialect === 'postgres' ? member.forShare() : member).executeTakeFirst())) return false;
+    if (!(await heldRow(member, dialect, 'share').executeTakeFirst())) return false;
     await trx.updateTable('users').set({ favoriteTagId: tagId, updatedAt }).where('id', '=', userId).execute();
     return true;
   });

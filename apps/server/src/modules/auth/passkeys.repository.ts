@@ -1,4 +1,4 @@
-import type { Db, Dialect } from '../../db/database.js';
+import { type Db, type Dialect, heldRow } from '../../db/database.js';
 import type { PasskeyTable } from '../../db/schema.js';
 
 export type PasskeyRow = PasskeyTable;
@@ -84,7 +84,7 @@ export async function insertPasskeyWithinLimit(
 ): Promise<PasskeyRow | null> {
   return db.transaction().execute(async (trx) => {
     const account = trx.selectFrom('users').select('id').where('id', '=', row.userId);
-    await (dialect === 'postgres' ? account.forUpdate() : account).execute();
+    await heldRow(account, dialect).execute();
     const count = await countPasskeys(trx, row.userId);
     if (count >= max) return null;
     const stored: PasskeyRow = { ...row, name: row.name ?? `Passkey ${count + 1}` };
@@ -117,7 +117,7 @@ export async function deletePasskeyKeepingAWayIn(
 ): Promise<'removed' | 'missing' | 'last'> {
   return db.transaction().execute(async (trx) => {
     const account = trx.selectFrom('users').select('passwordHash').where('id', '=', userId);
-    const user = await (dialect === 'postgres' ? account.forUpdate() : account).executeTakeFirst();
+    const user = await heldRow(account, dialect).executeTakeFirst();
     if (!user) return 'missing';
     if (!user.passwordHash && (await countPasskeys(trx, userId)) <= 1) {
       const own = await trx.selectFrom('passkeys').select('id').where('id', '=', id).where('userId', '=', userId);

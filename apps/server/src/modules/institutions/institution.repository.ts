@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Db, Dialect } from '../../db/database.js';
+import { type Db, type Dialect, heldRow } from '../../db/database.js';
 import type { InstitutionTable, VisualizerSettingTable } from '../../db/schema.js';
 
 export type InstitutionRow = Selectable<InstitutionTable>;
@@ -17,7 +17,7 @@ export function findInstitutionRowById(db: Db, id: string): Promise<InstitutionR
  */
 export function holdInstitutionRow(db: Db, dialect: Dialect, id: string): Promise<InstitutionRow | undefined> {
   const row = db.selectFrom('institutions').selectAll().where('id', '=', id);
-  return (dialect === 'postgres' ? row.forNoKeyUpdate() : row).executeTakeFirst();
+  return heldRow(row, dialect, 'no key update').executeTakeFirst();
 }
 
 export function findInstitutionRowByCode(db: Db, code: string): Promise<InstitutionRow | undefined> {
