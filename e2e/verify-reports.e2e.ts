@@ -54,8 +54,9 @@ describe('reports anyone can verify', () => {
     await waitForDemo();
     const page = await openPage(browser, portal.baseUrl, '/login', true);
     await signIn(page, guest.protocol, guest.password);
-    await page.getByRole('button', { name: 'Verificar assinatura digital' }).click();
+    // Listen before the click: the answer can come back before a listener set up after it.
     const verification = page.waitForResponse((r) => r.url().includes('/resource/signature/verification'));
+    await page.getByRole('button', { name: 'Verificar assinatura digital' }).click();
     const dialog = page.getByRole('dialog', { name: 'Verificar assinatura digital' });
     const answer = (await (await verification).json()) as { data: { resourceId: string; verificationCode: string } };
     await expect.poll(() => dialog.getByText('Assinatura válida').count()).toBeGreaterThan(0);
@@ -85,6 +86,7 @@ describe('reports anyone can verify', () => {
   }, 240_000);
 
   async function check(page: Page, file: string): Promise<void> {
+    expect(file, 'the first test downloads the report').not.toBe('');
     await page.locator('input[type="file"]').setInputFiles(file);
     await page.getByRole('button', { name: 'Verificar', exact: true }).click();
   }
@@ -136,6 +138,7 @@ describe('reports anyone can verify', () => {
 
 async function check2(page: Page, fileLabel: string, button: string): Promise<void> {
   expect(await page.getByText(fileLabel).count()).toBeGreaterThan(0);
+  expect(reportFile, 'the first test downloads the report').not.toBe('');
   await page.locator('input[type="file"]').setInputFiles(reportFile);
   await page.getByRole('button', { name: button, exact: true }).click();
 }
