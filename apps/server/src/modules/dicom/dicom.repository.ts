@@ -1,5 +1,5 @@
 import { type Selectable, sql } from 'kysely';
-import type { Db, Dialect } from '../../db/database.js';
+import { type Db, type Dialect, heldRow } from '../../db/database.js';
 import type { DicomInstanceTable, DicomSeriesTable, DicomStudyTable } from '../../db/schema.js';
 import { studyOrderSql } from '../delivery/delivery.repository.js';
 
@@ -96,7 +96,7 @@ export async function updateInstance(db: Db, id: string, changes: Partial<Instan
  */
 export async function lockStudy(db: Db, dialect: Dialect, studyId: string): Promise<void> {
   if (dialect !== 'postgres') return;
-  await db.selectFrom('dicomStudies').select('id').where('id', '=', studyId).forUpdate().execute();
+  await heldRow(db.selectFrom('dicomStudies').select('id').where('id', '=', studyId), dialect).execute();
 }
 
 /** Bytes stored for a study, for its size limit. */
