@@ -12,7 +12,7 @@ import { createInstitution } from '../modules/institutions/institution.service.j
 import { ingestBody } from '../test/contract-world.js';
 import { createPgDatabase } from '../test/pg-database.js';
 import { TEST_DIALECT, startTestPortal, type TestPortal } from '../test/helpers.js';
-import { kill, startServer } from '../test/server-process.js';
+import { kill, killStartedServers, startServer } from '../test/server-process.js';
 
 /**
  * docs/operations.md, "Backups and restores": a backup taken while the portal ingests, restored
@@ -25,6 +25,8 @@ const SERVER_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
+  // Servers still starting when a test timed out go first, before the databases they use.
+  await killStartedServers();
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
