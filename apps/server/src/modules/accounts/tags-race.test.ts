@@ -41,6 +41,14 @@ describe('tags under concurrent console calls', () => {
   let institutionId = '';
   const call = (method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) =>
     portal.app.inject({ method, url, headers: bearer(admin), ...(payload ? { payload } : {}) });
+  /** An external user's favourite group, saved from his account screen. */
+  const saveFavourite = (token: string, tagId: string) =>
+    portal.app.inject({
+      method: 'POST',
+      url: '/api/v2/auth/externaluser/edit',
+      headers: bearer(token),
+      payload: { tagId },
+    });
   const newTag = async (tag: string) =>
     (await call('POST', `${BASE}/institution/${institutionId}/tags`, { tag })).json().data.id as string;
   const trail = (event: string, tagId: string) =>
@@ -115,14 +123,7 @@ describe('tags under concurrent console calls', () => {
     const { id: tagId } = await makeTag(portal.ctx, institutionId, [external.id], 'Favorito');
     const answers = await Promise.all(
       Array.from({ length: IN_FLIGHT }, (_, i) =>
-        i % 2
-          ? call('DELETE', `${BASE}/institution/${institutionId}/tags/${tagId}`)
-          : portal.app.inject({
-              method: 'POST',
-              url: '/api/v2/auth/externaluser/edit',
-              headers: bearer(token),
-              payload: { tagId },
-            }),
+        i % 2 ? call('DELETE', `${BASE}/institution/${institutionId}/tags/${tagId}`) : saveFavourite(token, tagId),
       ),
     );
     const { odd: deletions, even: saves } = statusesByTurn(answers);
@@ -144,13 +145,7 @@ describe('tags under concurrent console calls', () => {
     const token = await portal.sessionFor({ role: 'EXTERNAL', userId: external.id, username: external.email });
     const { id: tagId } = await makeTag(portal.ctx, institutionId, [], 'Removido');
     const memberUrl = `${BASE}/institution/${institutionId}/tags/${tagId}/users/${external.id}`;
-    const save = () =>
-      portal.app.inject({
-        method: 'POST',
-        url: '/api/v2/auth/externaluser/edit',
-        headers: bearer(token),
-        payload: { tagId },
-      });
+    const save = () => saveFavourite(token, tagId);
     // Half the saves leave first; the removals and the other half leave a little later each round,
     // so that saves land before, between and after the removal.
     const allSaves: number[] = [];
