@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import pinoPretty from 'pino-pretty';
 import { buildApp, loggerOptions } from './app.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
@@ -47,8 +46,9 @@ export interface RunningPortal {
 }
 
 /** JSON lines for log collectors; LOG_FORMAT=pretty: coloured, readable lines for a terminal. */
-function logDestination(config: Config, out: NodeJS.WritableStream): NodeJS.WritableStream {
+async function logDestination(config: Config, out: NodeJS.WritableStream): Promise<NodeJS.WritableStream> {
   if (config.logFormat !== 'pretty') return out;
+  const { default: pinoPretty } = await import('pino-pretty');
   return pinoPretty({
     destination: out,
     colorize: out === process.stdout && process.stdout.isTTY,
@@ -79,7 +79,7 @@ function loadJwtSecret(config: Config): Uint8Array {
 
 /** Builds the context, migrates, bootstraps, and returns the app ready to listen. */
 export async function createPortal(config: Config, options: StartOptions = {}): Promise<RunningPortal> {
-  const log = pino(loggerOptions(config.logLevel), logDestination(config, options.logStream ?? process.stdout));
+  const log = pino(loggerOptions(config.logLevel), await logDestination(config, options.logStream ?? process.stdout));
   configureHashing(config.hashing);
   const database = openDatabase(config.database);
   let migrated = false;

@@ -24,6 +24,8 @@ const ON_FIRST_USE = [
   'dcmjs',
   'dcmjs-imaging',
   'dicom-parser',
+  'qrcode',
+  'pino-pretty',
 ];
 
 describe('a portal process at its start', () => {

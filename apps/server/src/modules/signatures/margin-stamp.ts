@@ -1,7 +1,10 @@
 import type { PDFDocument } from 'pdf-lib';
-import QRCode from 'qrcode';
 import { formatVerificationCode } from '@portal/shared/schemas/signatures';
+import { onFirstUse } from '../../lib/on-first-use.js';
 import { pdfLib } from '../../lib/pdf-lib.js';
+
+/** The QR code maker, loaded with the first stamped copy. */
+const qrCode = onFirstUse(() => import('qrcode').then((m) => m.default));
 
 /*
  * Issue 22.3: a copy of a report with its verification code and a QR code to `/validar` in a
@@ -40,7 +43,7 @@ export async function stampReport(
   }
   const url = validationUrl(publicUrl, code);
   const qr = await doc.embedPng(
-    await QRCode.toBuffer(url, { type: 'png', errorCorrectionLevel: 'M', margin: 1, scale: 4 }),
+    await (await qrCode()).toBuffer(url, { type: 'png', errorCorrectionLevel: 'M', margin: 1, scale: 4 }),
   );
   const font = await doc.embedFont(StandardFonts.Helvetica);
   const bold = await doc.embedFont(StandardFonts.HelveticaBold);
