@@ -46,8 +46,12 @@ export default defineConfig({
           root: './e2e',
           include: ['**/*.e2e.ts'],
           globalSetup: ['./support/build-once.ts'],
-          testTimeout: 120_000,
+          // A loaded machine (two journeys, each with a portal and a Chromium, on two cores) is
+          // slow, never stuck: a journey with several axe runs at both widths needs more than two
+          // minutes there, and a poll waits as long as a locator does rather than vitest's 1 s.
+          testTimeout: 240_000,
           hookTimeout: 180_000,
+          expect: { poll: { timeout: 15_000 } },
         },
       },
     ],

@@ -209,8 +209,8 @@ describe('physician registration', () => {
     const page = await open(pathOf(linkIn(mail, portal.baseUrl, '/physician/create')));
     await page.getByRole('heading', { level: 1, name: 'Cadastro de médico' }).waitFor();
     const crm = page.getByLabel(/^CRM/);
-    await crm.waitFor();
-    expect(await crm.inputValue()).toBe('123456');
+    // The form is filled from the invitation an effect after it first appears.
+    await expect.poll(() => crm.inputValue()).toBe('123456');
     expect(await crm.getAttribute('readonly')).not.toBeNull();
     // Read-only fields look read-only: grey, a dashed border, no text cursor.
     expect(
@@ -219,8 +219,8 @@ describe('physician registration', () => {
         return [style.borderTopStyle, style.backgroundColor, style.cursor];
       }),
     ).toEqual(['dashed', 'rgb(241, 243, 245)', 'default']);
-    expect(await page.getByLabel(/^UF do CRM/).inputValue()).toBe('SP');
-    expect(await page.getByLabel(/^Nome completo/).inputValue()).toBe('Carlos Lima');
+    await expect.poll(() => page.getByLabel(/^UF do CRM/).inputValue()).toBe('SP');
+    await expect.poll(() => page.getByLabel(/^Nome completo/).inputValue()).toBe('Carlos Lima');
     await screenshotBothWidths(page, 'physician-create');
     await expectFitsNarrowPhone(page, '/physician/create');
     await expectAccessible(page, '/physician/create');

@@ -197,7 +197,7 @@ describe('administration console: people and invitations', () => {
     // The window crossed from the desk's table to the phone's cards and back: the dialog stayed open.
     // It is drawn again in the table after the switch, and its title names it an effect later: wait
     // for it to be drawn rather than look once mid-redraw (a closed dialog would never come back).
-    await revoke.waitFor({ state: 'visible', timeout: 5_000 });
+    await revoke.waitFor({ state: 'visible' });
     await revoke.getByRole('button', { name: 'Revogar' }).click();
     await page.getByText(`Convite para ${LATE_ADMIN.email} revogado.`).waitFor();
     // The pending list no longer holds it; all states show it revoked.
@@ -270,7 +270,7 @@ describe('administration console: an account’s access', () => {
       await screenshotBothWidths(page, screen);
       // The window crossed from the desk's table to the phone's cards and back: the dialog stayed open.
       // (It may be drawn anew after the switch: wait for it, it never reopens by itself once closed.)
-      await dialog.waitFor({ state: 'visible', timeout: 10_000 });
+      await dialog.waitFor({ state: 'visible' });
     }
     await dialog.getByRole('button', { name: action }).click();
     await dialog.waitFor({ state: 'hidden' });
@@ -537,8 +537,12 @@ describe('administration console: release holds', () => {
       .getByRole('textbox', { name: /^Tipo de exame/ });
     expect(await firstType.inputValue()).toBe('GEN');
     await editor.getByRole('button', { name: 'Remover a regra 1' }).click();
+    const savedAgain = page.waitForResponse(
+      (r) => r.url().endsWith(`/institution/${north.id}/hold-rules`) && r.request().method() === 'PUT',
+    );
     await editor.getByRole('button', { name: 'Salvar regras' }).click();
-    await expect.poll(async () => (await api.holdRules(north.id)).rules.map((r) => r.examTypeCode)).toEqual(['hiv']);
+    expect((await savedAgain).status()).toBe(200);
+    expect((await api.holdRules(north.id)).rules.map((r) => r.examTypeCode)).toEqual(['hiv']);
   });
 });
 
@@ -572,6 +576,8 @@ describe('administration console with the keyboard alone', () => {
     await tabTo(page, /^Instituições$/);
     await page.keyboard.press('Enter');
     await page.waitForURL('**/admin/institution/list');
+    // The list arrives after the page: Tab through it once it is there.
+    await page.getByRole('link', { name: 'Clínica Sul', exact: true }).waitFor();
     await tabTo(page, /^Clínica Sul$/);
     await page.keyboard.press('Enter');
     await page.waitForURL(`**/admin/institution/edit/${south.id}`);

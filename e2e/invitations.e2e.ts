@@ -108,9 +108,10 @@ describe('patient invitation', () => {
     const page = await open(pathOf(linkIn(mail, portal.baseUrl, '/patient/create')));
     await page.getByText('Você recebeu um convite', { exact: false }).waitFor();
     const emailField = page.getByLabel(/^E-mail/);
-    expect(await emailField.inputValue()).toBe(PATIENT_EMAIL);
+    // The form is filled from the invitation an effect after it first appears.
+    await expect.poll(() => emailField.inputValue()).toBe(PATIENT_EMAIL);
     expect(await emailField.getAttribute('readonly')).not.toBeNull();
-    expect(await page.getByLabel(/^Nome completo/).inputValue()).toBe('Marina Costa');
+    await expect.poll(() => page.getByLabel(/^Nome completo/).inputValue()).toBe('Marina Costa');
     await screenshotBothWidths(page, 'patient-create-invited');
     await expectAccessible(page, '/patient/create with an invitation');
 

@@ -389,8 +389,9 @@ describe('patient dashboard', () => {
     await page.getByRole('button', { name: 'Abrir o laudo de Tomografia de crânio' }).click();
     const viewer = page.getByRole('dialog', { name: 'Tomografia de crânio' });
     await viewer.waitFor();
-    expect(await exam.getByTestId('exam-read-state').textContent()).toBe('Lido');
-    expect(await row.getByTestId('protocol-read-state').textContent()).toBe('Lido');
+    // The list's cache reaches the screen a task after the dialog: wait for it rather than look once.
+    await expect.poll(() => exam.getByTestId('exam-read-state').textContent()).toBe('Lido');
+    await expect.poll(() => row.getByTestId('protocol-read-state').textContent()).toBe('Lido');
     expect(await row.getByTestId('exam-new').count()).toBe(0);
     await screenshotBothWidths(page, 'results-report-viewer');
     await page.keyboard.press('Escape');

@@ -498,7 +498,7 @@ describe('physician dashboard', () => {
       .filter({ hasText: 'Não foi possível concluir a operação. Tente novamente ou fale com o suporte.' });
     await toast.waitFor();
     expect(await toast.getAttribute('style')).toContain('--mantine-color-red');
-    await toast.waitFor({ state: 'detached', timeout: 10_000 });
+    await toast.waitFor({ state: 'detached', timeout: 30_000 });
     await selectedCount(page, '1 protocolo selecionado').waitFor();
     await page.context().close();
   });

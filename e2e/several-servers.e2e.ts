@@ -260,7 +260,7 @@ beforeAll(async () => {
   // Protocols that guests sign in to.
   for (let i = 0; i < 6; i++) await ingestProtocol(`GUEST-${i}`, physicians[i % PHYSICIANS]!);
   outcomes.length = 0;
-}, 240_000);
+}, 300_000);
 
 afterAll(async () => {
   await nginx?.stop();
@@ -432,7 +432,7 @@ describe('three portal processes behind nginx on one PostgreSQL and one S3 bucke
     // Every request that failed was in flight on the killed process when it died: sent to it
     // (nginx names it as the only upstream tried) between the kill and a moment after its exit
     // (a request nginx handed to a kept-alive connection to it as it died: the connection's
-    // close reaches nginx just after).
+    // close reaches nginx just after, up to a second or two on a loaded machine).
     const failed = outcomes.filter(
       (o) => o.what !== 'lock burst' && (o.status === 0 || o.status >= 500 || (o.status >= 400 && o.status !== 429)),
     );
@@ -440,7 +440,7 @@ describe('three portal processes behind nginx on one PostgreSQL and one S3 bucke
     const upstreamsOf = new Map(nginx.accessLog().map((l) => [l.id, l.upstreams]));
     for (const f of failed) {
       expect(
-        f.end >= killAt && f.start <= diedAt + 500,
+        f.end >= killAt && f.start <= diedAt + 2_000,
         `${f.what} ${f.id} (${f.status}) ran from ${f.start - killAt} to ${f.end - killAt} ms after the kill ` +
           `(the process was gone ${diedAt - killAt} ms after it)`,
       ).toBe(true);

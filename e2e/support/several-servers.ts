@@ -115,7 +115,7 @@ export function startPortalProcess(
     },
   };
   const ready = (async () => {
-    const deadline = Date.now() + 90_000;
+    const deadline = Date.now() + 150_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`portal on ${port} exited with ${child.exitCode}:\n${log}`);
       try {
@@ -123,7 +123,7 @@ export function startPortalProcess(
       } catch {
         // not listening yet
       }
-      if (Date.now() > deadline) throw new Error(`portal on ${port} not ready within 90 s:\n${log}`);
+      if (Date.now() > deadline) throw new Error(`portal on ${port} not ready within 150 s:\n${log}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   })();
