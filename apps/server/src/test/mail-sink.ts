@@ -104,7 +104,7 @@ export class MailSink {
     return this.until(() => this.mailsTo(to)[index], `mail ${index + 1} to ${to}`, timeoutMs);
   }
 
-  private async until(find: () => ParsedMail | undefined, what: string, timeoutMs = 20_000): Promise<ParsedMail> {
+  private async until(find: () => ParsedMail | undefined, what: string, timeoutMs = 45_000): Promise<ParsedMail> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = find();

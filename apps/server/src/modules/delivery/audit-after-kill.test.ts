@@ -126,10 +126,9 @@ describe(`every answered view is traced after a SIGKILL (${TEST_DIALECT})`, () =
         }
       }
     });
-    // Killed while the calls are in flight, once each user has been answered a few times.
-    for (let waited = 0; answers.length < USERS * 6 && waited < 60_000; waited += 20) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // Killed while the calls are in flight, once each user has been answered a few times (however
+    // long a loaded machine takes to get there, within the test's own time).
+    while (answers.length < USERS * 6) await new Promise((r) => setTimeout(r, 20));
     const release = await holdWrites(database!.env);
     await new Promise((r) => setTimeout(r, 500));
     await kill(server.child);
