@@ -115,26 +115,19 @@ export default function PatientDashboardPage() {
           />
         )}
       </DashboardFrame>
-      {linking && (
-        <Suspense fallback={null}>
+      {/* One window at a time, each loaded when first opened. */}
+      <Suspense fallback={null}>
+        {linking && (
           <LinkProtocolModal
             opened={linking}
             onClose={() => setLinking(false)}
             patientUserId={credentials?.user?.identifier ?? ''}
             onLinked={() => setLinked((n) => n + 1)}
           />
-        </Suspense>
-      )}
-      {sharing && (
-        <Suspense fallback={null}>
-          <ShareModal protocol={sharing} onClose={() => setSharing(null)} />
-        </Suspense>
-      )}
-      {history && (
-        <Suspense fallback={null}>
-          <HistoryModal opened={history} onClose={() => setHistory(false)} />
-        </Suspense>
-      )}
+        )}
+        {sharing && <ShareModal protocol={sharing} onClose={() => setSharing(null)} />}
+        {history && <HistoryModal opened={history} onClose={() => setHistory(false)} />}
+      </Suspense>
     </>
   );
 }
