@@ -5,15 +5,27 @@ import { describe, expect, it } from 'vitest';
 
 const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url));
 
-/** Records every package a module is resolved from, by a resolve hook, and prints them at exit. */
+/**
+ * Records every package a module is resolved from, by a resolve hook writing it to stderr. In the
+ * loading thread (`module.registerHooks`, Node 22.15 and later) where Node has it: there it sees
+ * every resolution, also beside another in-thread hook (scripts/native-binding-hook.mjs, which
+ * scripts/with-node.sh loads), where an off-thread hook (`module.register`) saw none of the
+ * packages under Node 22. Node 20 has the off-thread kind only.
+ */
 const HOOK = `
-export async function resolve(specifier, context, next) {
-  const found = await next(specifier, context);
-  const name = /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(found.url)?.[1];
+const seen = (url) => {
+  const name = /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(url)?.[1];
   if (name) process.stderr.write('package ' + name + '\\n');
-  return found;
+};`;
+const REGISTER = `
+import module from 'node:module';
+if (module.registerHooks) {
+  ${HOOK}
+  module.registerHooks({ resolve(specifier, context, next) { const found = next(specifier, context); seen(found.url); return found; } });
+} else {
+  module.register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(`${HOOK}
+export async function resolve(specifier, context, next) { const found = await next(specifier, context); seen(found.url); return found; }`)}));
 }`;
-const REGISTER = `import { register } from 'node:module'; register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOK)}));`;
 
 /** Libraries that only some calls use: a process loads them with its first such call (docs/decisions.md). */
 const ON_FIRST_USE = [
