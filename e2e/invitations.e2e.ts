@@ -73,9 +73,9 @@ describe('protocol sign-in', () => {
     await page.getByLabel(/^Data de nascimento/).pressSequentially('21071988');
     await page.getByRole('button', { name: 'Entrar' }).click();
     await page.waitForURL('**/viewprotocol');
-    // Guests have no account screen: only the logout.
-    expect(await page.getByRole('button', { name: /^Minha conta/ }).count()).toBe(0);
+    // Guests have no account screen: only the logout (the header drawn first, then looked at).
     await page.getByRole('button', { name: 'Sair' }).waitFor();
+    expect(await page.getByRole('button', { name: /^Minha conta/ }).count()).toBe(0);
     await page.context().close();
   });
 

@@ -356,6 +356,8 @@ describe('patient dashboard', () => {
     await pickPreset(page, 'Último ano');
     await page.getByText('13 protocolos encontrados').waitFor();
     await pickPreset(page, 'Este mês');
+    // The year's total leaves for this month's, whatever the day.
+    await page.getByText('13 protocolos encontrados').waitFor({ state: 'detached' });
     await page
       .getByText(/protocolos? encontrados?|Nenhum registro/)
       .first()
@@ -364,7 +366,9 @@ describe('patient dashboard', () => {
     await page.getByText('12 protocolos encontrados').waitFor();
 
     // A forced refresh reloads the list; a later search that finds nothing still says so.
+    const refreshed = page.waitForResponse((r) => r.url().includes('forceRefresh=true'));
     await page.getByRole('button', { name: 'Atualizar lista' }).click();
+    expect((await refreshed).status()).toBe(200);
     await page.getByText('12 protocolos encontrados').waitFor();
     const search = page.getByRole('searchbox', { name: 'Buscar' });
     await search.fill('Tomografia');
