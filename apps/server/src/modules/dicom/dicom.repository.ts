@@ -91,11 +91,9 @@ export async function updateInstance(db: Db, id: string, changes: Partial<Instan
 
 /**
  * Holds the study's row until the transaction ends, so that two writers of the same study check
- * its size limit one after the other. SQLite needs nothing: the process writes through one
- * connection, one transaction at a time.
+ * its size limit one after the other (on SQLite the process writes one transaction at a time).
  */
 export async function lockStudy(db: Db, dialect: Dialect, studyId: string): Promise<void> {
-  if (dialect !== 'postgres') return;
   await heldRow(db.selectFrom('dicomStudies').select('id').where('id', '=', studyId), dialect).execute();
 }
 
