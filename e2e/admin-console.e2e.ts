@@ -146,9 +146,7 @@ describe('administration console', () => {
     expect(stored.data.settings.visualizerSettings).toEqual([{ examTypeCode: 'XRAY', hideButton: true, enable: true }]);
     expect(stored.data.settings.autoInvitePatients).toBe(true);
     await page.reload();
-    await expect
-      .poll(() => page.getByRole('textbox', { name: 'Português' }).inputValue(), { timeout: 15_000 })
-      .toBe(NOTICE);
+    await expect.poll(() => page.getByRole('textbox', { name: 'Português' }).inputValue()).toBe(NOTICE);
     await checkScreen(page, 'admin-institution-edit');
 
     expect(await ingestWith(apiKey, GUEST.number, protocolBody('Gustavo Guest', { password: GUEST.password }))).toBe(

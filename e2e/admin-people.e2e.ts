@@ -325,7 +325,7 @@ describe('administration console: an account’s access', () => {
     // The dashboard's figure counts the locked account and opens People on the locked ones.
     await nav(page, 'Painel');
     const figure = page.getByText('Acessos bloqueados agora').locator('..').getByRole('link');
-    await expect.poll(() => figure.textContent(), { timeout: 15_000 }).toBe('1');
+    await expect.poll(() => figure.textContent()).toBe('1');
     await figure.click();
     await page.waitForURL('**/admin/people?state=LOCKED');
     expect(await page.getByRole('combobox', { name: 'Situação' }).inputValue()).toBe('LOCKED');
@@ -421,9 +421,7 @@ describe('administration console: integration calls', () => {
     await nav(page, 'Painel');
     await page.getByRole('link', { name: /^\d+ mensagens na fila de Laboratório Norte$/ }).click();
     await page.waitForURL(`**/admin/outbox?status=PENDING&institutionId=${north.id}`);
-    await expect
-      .poll(() => page.getByRole('combobox', { name: 'Instituição' }).inputValue(), { timeout: 15_000 })
-      .toBe(north.id);
+    await expect.poll(() => page.getByRole('combobox', { name: 'Instituição' }).inputValue()).toBe(north.id);
     await checkScreen(page, 'admin-outbox-institution');
 
     // The portal's waiting mails open the outbox filtered to them.
@@ -451,7 +449,7 @@ describe('administration console: HL7 sending facilities', () => {
     expect((await saved).status()).toBe(200);
     expect((await api.institution(north.id)).hl7SendingFacilities).toEqual(['LAB-NORTE', 'LAB-NORTE-2']);
     await page.reload();
-    await expect.poll(() => field.inputValue(), { timeout: 15_000 }).toBe('LAB-NORTE\nLAB-NORTE-2');
+    await expect.poll(() => field.inputValue()).toBe('LAB-NORTE\nLAB-NORTE-2');
 
     await page.goto(`/admin/institution/edit/${south.id}`);
     await page.getByRole('heading', { level: 2, name: 'Instituição: Clínica Sul' }).waitFor();
@@ -480,10 +478,10 @@ describe('administration console: what patients see of the staff', () => {
     expect(await stored()).toBe(true);
     await page.reload();
     await page.getByRole('heading', { level: 2, name: 'Instituição: Laboratório Norte' }).waitFor();
-    await expect.poll(() => toggle.isChecked(), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => toggle.isChecked()).toBe(true);
     await toggle.uncheck();
     await page.getByRole('button', { name: 'Salvar', exact: true }).click();
-    await expect.poll(stored, { timeout: 15_000 }).toBe(false);
+    await expect.poll(stored).toBe(false);
   });
 });
 
@@ -527,7 +525,7 @@ describe('administration console: release holds', () => {
 
     await page.reload();
     await page.getByRole('heading', { level: 2, name: 'Instituição: Laboratório Norte' }).waitFor();
-    await expect.poll(() => editor.getByTestId('hold-rule').count(), { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => editor.getByTestId('hold-rule').count()).toBe(2);
     await checkScreen(page, 'admin-hold-rules');
 
     // The saved rules come back in the order of their exam types; removing one and saving keeps the other.
@@ -584,7 +582,7 @@ describe('administration console with the keyboard alone', () => {
     // The fields wait, disabled, for the institution: what is typed then is never overwritten by it.
     const phone = page.getByRole('textbox', { name: /^Telefone de suporte/ });
     await page.getByRole('heading', { level: 2, name: 'Instituição: Clínica Sul' }).waitFor();
-    await expect.poll(() => phone.isEnabled(), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => phone.isEnabled()).toBe(true);
     await tabTo(page, /^Telefone de suporte/);
     await page.keyboard.type('(31) 3333-4444');
     await tabTo(page, /^Salvar$/);

@@ -45,6 +45,28 @@ export async function terminate(child: ChildProcess, signal: NodeJS.Signals = 'S
 }
 
 /**
+ * Waits until the server `child` started answers /readyz at `baseUrl`; fails when it exits first
+ * or is not ready after 150 s (a loaded machine, several test runs at once, has taken 90 s).
+ */
+export async function untilReady(child: ChildProcess, baseUrl: string, output: () => string): Promise<void> {
+  const deadline = Date.now() + 150_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(
+        `the portal at ${baseUrl} exited with status ${child.exitCode} before it was ready:\n${output()}`,
+      );
+    }
+    try {
+      if ((await fetch(`${baseUrl}/readyz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the portal at ${baseUrl} was not ready within 150 s:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/**
  * Starts the real server (`node apps/server/dist/main.js`) on a free 127.0.0.1 port with a fresh
  * SQLite data directory, and waits until /readyz answers.
  */
@@ -88,24 +110,11 @@ export async function startPortal(
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
 
-  // A loaded machine (several test runs at once) has taken 90 s to start it.
-  const deadline = Date.now() + 150_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`the portal exited with status ${child.exitCode} before it was ready:\n${log}`);
-    }
-    try {
-      const response = await fetch(`${baseUrl}/readyz`);
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`the portal was not ready within 150 s:\n${log}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  try {
+    await untilReady(child, baseUrl, () => log);
+  } catch (error) {
+    await stop();
+    throw error;
   }
   return { baseUrl, dataDir, admin, output: () => log, stop };
 }

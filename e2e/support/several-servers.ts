@@ -12,7 +12,7 @@ import pg from 'pg';
 import S3rver from 's3rver';
 import { createPgDatabase } from '../../apps/server/src/test/pg-database.js';
 import { ROOT, SERVER_ENTRY } from './build.js';
-import { exited, terminate } from './portal.js';
+import { exited, terminate, untilReady } from './portal.js';
 
 /**
  * Ports for the servers the journey starts: from E2E_PORT_BASE on when it is set (a range kept
@@ -114,19 +114,7 @@ export function startPortalProcess(
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-  const ready = (async () => {
-    const deadline = Date.now() + 150_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`portal on ${port} exited with ${child.exitCode}:\n${log}`);
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) throw new Error(`portal on ${port} not ready within 150 s:\n${log}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  })();
+  const ready = untilReady(child, `http://127.0.0.1:${port}`, () => log);
   return { process: portal, ready };
 }
 
