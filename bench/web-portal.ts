@@ -216,4 +216,6 @@ export async function signInThroughForm(
   await page.locator('input[type="password"]').fill(user.password);
   await Promise.all([page.waitForNavigation(), page.locator('[data-testid="login-submit"]').click()]);
   await page.waitForFunction((p) => location.pathname === p, {}, landing);
+  // The person sees the landing screen loaded before the page is measured again (a return to it).
+  await page.waitForNetworkIdle({ idleTime: 500 });
 }

@@ -437,6 +437,16 @@ describe('patient dashboard', () => {
     expect(await page.title()).toBe('Meus protocolos | Entrega de Resultados');
     expect(await page.evaluate(() => document.querySelectorAll('script:not([src])').length)).toBe(0);
     expect(await rows(page).count()).toBe(0);
+    // Her profile was seen incomplete earlier in this session: the prompt is drawn too, under the
+    // title, with its link, before any code.
+    const drawnPrompt = page.locator('.drawn-screen').getByTestId('profile-prompt');
+    expect(await drawnPrompt.isVisible()).toBe(true);
+    expect(await drawnPrompt.getByRole('link', { name: 'Completar cadastro' }).getAttribute('href')).toBe(
+      '/patient/edit',
+    );
+    const drawnPromptBox = await drawnPrompt.boundingBox();
+    const drawnTitleBox = await drawnTitle.boundingBox();
+    expect(drawnPromptBox!.y).toBeGreaterThanOrEqual(drawnTitleBox!.y + drawnTitleBox!.height);
     await screenshotBothWidths(page, 'results-patient-dashboard-drawn-before-code');
     await page.evaluate(() => {
       (window as unknown as { drawnHeading: Element | null }).drawnHeading = document.querySelector('h1');
@@ -444,8 +454,11 @@ describe('patient dashboard', () => {
 
     release();
     await page.getByText('12 protocolos encontrados').waitFor();
-    // The app's own screen in its place: one title (not the drawn one), the greeting, the list.
+    // The app's own screen in its place: one title (not the drawn one), the greeting, the list,
+    // and the prompt where the drawing showed it.
     await page.locator('.drawn-screen').waitFor({ state: 'detached' });
+    const appPromptBox = await page.getByTestId('profile-prompt').boundingBox();
+    expect(Math.abs(appPromptBox!.y - drawnPromptBox!.y)).toBeLessThanOrEqual(2);
     expect(await page.locator('h1').count()).toBe(1);
     expect(
       await page.evaluate(
@@ -481,6 +494,19 @@ describe('patient dashboard', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
     await header.getByText('Entrega de Resultados', { exact: true }).waitFor();
     await header.getByText('Olá, Maria', { exact: true }).waitFor();
+
+    // A session that has not seen her profile (or saw it complete) draws no prompt: it comes with
+    // her record, above the list.
+    await page.evaluate(() => sessionStorage.removeItem('portal.profileIncomplete'));
+    const unknown = await reloadBeforeCode(page);
+    await page.locator('.drawn-screen h1').waitFor();
+    expect(await page.locator('.drawn-screen').getByTestId('profile-prompt').isHidden()).toBe(true);
+    unknown.release();
+    await page.locator('.drawn-screen').waitFor({ state: 'detached' });
+    await page.getByTestId('profile-prompt').waitFor();
+    expect(unknown.errors).toEqual([]);
+    await page.unrouteAll();
+    expect(await page.evaluate(() => sessionStorage.getItem('portal.profileIncomplete'))).toBe('1');
 
     // In another language the drawing (Portuguese) is not shown: the app draws the screen.
     await page.evaluate(() => sessionStorage.setItem('portal.language', 'es'));

@@ -31,6 +31,10 @@
           window.history.state.usr != null) ||
         // The scam warning is shown once per visit: a page reloaded after it was closed is drawn by the app.
         stored('sessionStorage', 'portal.scamWarningSeen') === '1';
+  // A dashboard opened again in a session whose profile was last seen incomplete: the prompt too.
+  if (signedIn && stored('sessionStorage', 'portal.profileIncomplete') === '1') {
+    html.setAttribute('data-profile-incomplete', '');
+  }
   // Cookies accepted on an earlier visit: the same screen without the banner.
   if (stored('localStorage', 'portal.cookieConsent') === '"accepted"') html.setAttribute('data-cookies-accepted', '');
   html.setAttribute('data-visit', other ? 'other' : 'first');

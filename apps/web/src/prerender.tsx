@@ -13,6 +13,7 @@ import { createStaticHandler, createStaticRouter, StaticRouter, StaticRouterProv
 import { AppProviders } from './app/providers';
 import { FIRST_SCREENS, routes } from './app/router';
 import { DrawnDashboard } from './features/dashboards/components/drawn-dashboard';
+import { ProfilePrompt } from './features/dashboards/components/profile-prompt';
 import { i18n, i18nReady } from './lib/i18n';
 
 export interface DrawnScreen {
@@ -29,7 +30,10 @@ export interface DrawnScreen {
  * Each is written to its path plus `.html`; the server sends every page of the build outside
  * assets/ but index.html for its path, so it needs no list of its own.
  */
-export const DRAWN_SCREENS: Record<string, { source: string; title: () => string; kind: 'visitor' | 'session' }> = {
+export const DRAWN_SCREENS: Record<
+  string,
+  { source: string; title: () => string; kind: 'visitor' | 'session'; notice?: () => ReactNode }
+> = {
   '/login': {
     kind: 'visitor',
     source: 'src/features/auth/components/login-page.tsx',
@@ -39,6 +43,12 @@ export const DRAWN_SCREENS: Record<string, { source: string; title: () => string
     kind: 'session',
     source: 'src/features/dashboards/components/patient-dashboard-page.tsx',
     title: () => i18n.t('results:titles.patient'),
+    // Shown only where this session last saw the profile incomplete (public/drawn-state.js).
+    notice: () => (
+      <div className="drawn-profile-prompt">
+        <ProfilePrompt />
+      </div>
+    ),
   },
   '/dashboard/physician/protocols': {
     kind: 'session',
@@ -65,7 +75,7 @@ export async function drawScreen(pathname: string): Promise<DrawnScreen> {
       await routeElement(pathname)
     ) : (
       <StaticRouter location={pathname}>
-        <DrawnDashboard title={screen.title()} />
+        <DrawnDashboard title={screen.title()} notice={screen.notice?.()} />
       </StaticRouter>
     );
   // prerender (not renderToString) waits for the screen's lazy chunk and its texts. An error

@@ -13,6 +13,9 @@ export interface Credentials {
 // the tab must end the access on that machine.
 const CREDENTIALS_KEY = 'portal.credentials';
 const ORIGIN_KEY = 'portal.originCode';
+// Whether this session's person was last seen with an incomplete profile (public/drawn-state.js
+// reads it too, to show the prompt in the dashboard drawn at build time).
+const PROFILE_INCOMPLETE_KEY = 'portal.profileIncomplete';
 
 const listeners = new Set<() => void>();
 let cached: { raw: string | null; value: Credentials | null } = { raw: null, value: null };
@@ -44,12 +47,35 @@ export function getToken(): string | null {
 
 export function storeCredentials(credentials: Credentials): void {
   sessionStorage.setItem(CREDENTIALS_KEY, JSON.stringify(credentials));
+  sessionStorage.removeItem(PROFILE_INCOMPLETE_KEY);
   emit();
 }
 
 export function clearCredentials(): void {
   sessionStorage.removeItem(CREDENTIALS_KEY);
+  sessionStorage.removeItem(PROFILE_INCOMPLETE_KEY);
   emit();
+}
+
+/**
+ * The profile prompt as this session last saw it, so a dashboard opened again shows it from its
+ * first paint instead of after the person's record arrives (spec 8's prompt; the record decides).
+ */
+export function profileIncompleteRemembered(): boolean {
+  try {
+    return sessionStorage.getItem(PROFILE_INCOMPLETE_KEY) === '1';
+  } catch {
+    return false;
+  }
+}
+
+export function rememberProfileIncomplete(incomplete: boolean): void {
+  try {
+    if (incomplete) sessionStorage.setItem(PROFILE_INCOMPLETE_KEY, '1');
+    else sessionStorage.removeItem(PROFILE_INCOMPLETE_KEY);
+  } catch {
+    // Storage refused: the prompt waits for the record, as on a first visit.
+  }
 }
 
 /** The institution code of a branded login, so logout returns to that page (spec 4.3). */

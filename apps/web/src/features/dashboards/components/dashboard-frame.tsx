@@ -23,7 +23,7 @@ export function DashboardFrame({
 }: {
   title: string;
   actions?: ReactNode;
-  /** Shown under the title, in the page's flow, once the list is loaded. */
+  /** Shown under the title, in the page's flow, above the filters and the list. */
   notice?: ReactNode;
   filters: ReactNode;
   /** On phones the filters fold behind one "Filtros" button, so the first result shows above the fold. */
@@ -54,6 +54,7 @@ export function DashboardFrame({
           </Title>
           {actions && <Group gap="xs">{actions}</Group>}
         </Group>
+        {notice}
         {foldFilters && (
           <Button
             hiddenFrom="sm"
@@ -85,7 +86,6 @@ export function DashboardFrame({
           />
         </Group>
         {tools}
-        {!query.isPending && notice}
         {query.isError ? (
           <Alert color="red" icon={<AlertIcon />} role="alert">
             {errorText(query.error)}

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { AppLayout } from '../../../app/layout/app-layout';
 import { DashboardFrame } from './dashboard-frame';
 
@@ -8,11 +9,11 @@ const LOADING = { isPending: true, isFetching: true, isError: false, error: null
  * title and its list loading, the same markup the app draws before the list arrives. The app, once
  * running, replaces it with its own screen (lib/drawn-screen.ts).
  */
-export function DrawnDashboard({ title }: { title: string }) {
+export function DrawnDashboard({ title, notice }: { title: string; notice?: ReactNode }) {
   return (
     <AppLayout
       drawnScreen={
-        <DashboardFrame title={title} filters={null} query={LOADING} page={1} setPage={() => undefined}>
+        <DashboardFrame title={title} notice={notice} filters={null} query={LOADING} page={1} setPage={() => undefined}>
           {() => null}
         </DashboardFrame>
       }

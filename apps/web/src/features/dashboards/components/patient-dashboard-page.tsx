@@ -1,16 +1,15 @@
-import { Alert, Anchor, Button } from '@mantine/core';
+import { Button } from '@mantine/core';
 import { PAGE_SIZE, PATIENT_DATE_PRESETS } from '@portal/shared/limits';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
 import { DateRangeFilter, ReadFilter, RefreshLink, SearchBox } from '../../../components/list-controls';
 import { type ProtocolItem, useProtocolList } from '../../../components/results-api';
-import { InfoIcon } from '../../../components/icons';
-import { useCredentials } from '../../../lib/session';
+import { profileIncompleteRemembered, rememberProfileIncomplete, useCredentials } from '../../../lib/session';
 import { useMyRecord } from '../../account-edit/api/account-api';
 import { useShareEnabled } from '../api/dashboard-api';
 import { useListFilters } from '../hooks/use-list-filters';
 import { DashboardFrame } from './dashboard-frame';
+import { ProfilePrompt } from './profile-prompt';
 import { ProtocolList } from './protocol-list';
 
 // The chart library and the PDF writer load only when the patient opens the history; the forms
@@ -36,8 +35,14 @@ export default function PatientDashboardPage() {
   const items = list.data?.items ?? [];
   const shareEnabled = useShareEnabled(items.map((p) => p.institutionId));
   const hasHistory = items.some((p) => p.showHistoricButton);
-  // Spec 8: an incomplete profile is pointed out here too, in the page's flow (never over it).
+  // Spec 8: an incomplete profile is pointed out here too, in the page's flow (never over it). Until
+  // the record arrives, as this session last saw it: a dashboard opened again shows it at once.
   const record = useMyRecord();
+  const [remembered] = useState(profileIncompleteRemembered);
+  const incomplete = record.data ? !record.data.complete : remembered;
+  useEffect(() => {
+    if (record.data) rememberProfileIncomplete(!record.data.complete);
+  }, [record.data]);
 
   return (
     <>
@@ -69,16 +74,7 @@ export default function PatientDashboardPage() {
           ...list,
           isPending: list.isPending || record.isPending || (items.length > 0 && shareEnabled.isPending),
         }}
-        notice={
-          record.data && !record.data.complete ? (
-            <Alert color="medical" icon={<InfoIcon />} title={t('profilePrompt.title')} data-testid="profile-prompt">
-              {t('profilePrompt.text')}{' '}
-              <Anchor component={Link} to="/patient/edit">
-                {t('profilePrompt.action')}
-              </Anchor>
-            </Alert>
-          ) : null
-        }
+        notice={incomplete ? <ProfilePrompt /> : null}
         page={filters.page}
         setPage={filters.setPage}
       >
