@@ -46,10 +46,16 @@ export async function startServer(
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const url = `http://127.0.0.1:${port}`;
+  // A server that never gets ready fails here with what it printed, rather than as a test timeout.
+  const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited early:\n${output}`);
+    if (Date.now() > deadline) {
+      await kill(child);
+      throw new Error(`the server was not ready within 120 s:\n${output}`);
+    }
     try {
-      if ((await fetch(`${url}/readyz`)).ok) break;
+      if ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5_000) })).ok) break;
     } catch {
       // not listening yet
     }
