@@ -482,8 +482,13 @@ describe('patient dashboard', () => {
     const drawnHeader = page.locator('.drawn-screen header');
     await drawnHeader.getByRole('link', { name: 'Entrega de Resultados, página inicial' }).waitFor();
     expect(await drawnHeader.getByText('Entrega de Resultados', { exact: true }).isHidden()).toBe(true);
+    // The drawing has her button under the title too, so the prompt stays put when the app comes.
+    await page.locator('.drawn-screen').getByRole('button', { name: 'Adicionar protocolo' }).waitFor();
+    const drawnPhonePrompt = await page.locator('.drawn-screen').getByTestId('profile-prompt').boundingBox();
     phone.release();
     await page.locator('.drawn-screen').waitFor({ state: 'detached' });
+    const phonePrompt = await page.getByTestId('profile-prompt').boundingBox();
+    expect(Math.abs(phonePrompt!.y - drawnPhonePrompt!.y)).toBeLessThanOrEqual(2);
     const header = page.locator('header');
     await header.getByRole('button', { name: 'Minha conta (Olá, Maria)' }).waitFor();
     await header.getByRole('link', { name: 'Entrega de Resultados, página inicial' }).waitFor();

@@ -346,6 +346,14 @@ describe('physician dashboard', () => {
     expect(await page.locator('.drawn-screen').evaluate((element) => getComputedStyle(element).visibility)).toBe(
       'visible',
     );
+    // His two lists are drawn as links (they work before the code comes), this one marked current.
+    const drawnNav = page.locator('.drawn-screen').getByRole('navigation', { name: 'Listas do médico' });
+    expect(await drawnNav.getByRole('link', { name: 'Exames externos' }).getAttribute('href')).toBe(
+      '/dashboard/physician/exams',
+    );
+    expect(
+      await drawnNav.getByRole('link', { name: 'Resultados dos meus pacientes' }).getAttribute('aria-current'),
+    ).toBe('page');
     await screenshotBothWidths(page, 'results-physician-dashboard-drawn-before-code');
     release();
     await count(page, 58);

@@ -12,6 +12,7 @@ import { prerenderToNodeStream } from 'react-dom/static';
 import { createStaticHandler, createStaticRouter, StaticRouter, StaticRouterProvider } from 'react-router';
 import { AppProviders } from './app/providers';
 import { FIRST_SCREENS, routes } from './app/router';
+import { PatientActions, PhysicianNav } from './features/dashboards/components/dashboard-actions';
 import { DrawnDashboard } from './features/dashboards/components/drawn-dashboard';
 import { ProfilePrompt } from './features/dashboards/components/profile-prompt';
 import { i18n, i18nReady } from './lib/i18n';
@@ -32,7 +33,13 @@ export interface DrawnScreen {
  */
 export const DRAWN_SCREENS: Record<
   string,
-  { source: string; title: () => string; kind: 'visitor' | 'session'; notice?: () => ReactNode }
+  {
+    source: string;
+    title: () => string;
+    kind: 'visitor' | 'session';
+    actions?: () => ReactNode;
+    notice?: () => ReactNode;
+  }
 > = {
   '/login': {
     kind: 'visitor',
@@ -43,6 +50,7 @@ export const DRAWN_SCREENS: Record<
     kind: 'session',
     source: 'src/features/dashboards/components/patient-dashboard-page.tsx',
     title: () => i18n.t('results:titles.patient'),
+    actions: () => <PatientActions hasHistory={false} />,
     // Shown only where this session last saw the profile incomplete (public/drawn-state.js).
     notice: () => (
       <div className="drawn-profile-prompt">
@@ -54,6 +62,7 @@ export const DRAWN_SCREENS: Record<
     kind: 'session',
     source: 'src/features/dashboards/components/physician-dashboard-page.tsx',
     title: () => i18n.t('results:titles.physician'),
+    actions: () => <PhysicianNav current="protocols" />,
   },
 };
 
@@ -75,7 +84,7 @@ export async function drawScreen(pathname: string): Promise<DrawnScreen> {
       await routeElement(pathname)
     ) : (
       <StaticRouter location={pathname}>
-        <DrawnDashboard title={screen.title()} notice={screen.notice?.()} />
+        <DrawnDashboard title={screen.title()} actions={screen.actions?.()} notice={screen.notice?.()} />
       </StaticRouter>
     );
   // prerender (not renderToString) waits for the screen's lazy chunk and its texts. An error

@@ -6,14 +6,23 @@ const LOADING = { isPending: true, isFetching: true, isError: false, error: null
 
 /**
  * A dashboard as drawn at build time for a person signed in (prerender.tsx): the page, the screen's
- * title and its list loading, the same markup the app draws before the list arrives. The app, once
+ * title and buttons and its list loading, the same markup the app draws before the list arrives
+ * (the buttons act once the app runs; links work at once). The app, once
  * running, replaces it with its own screen (lib/drawn-screen.ts).
  */
-export function DrawnDashboard({ title, notice }: { title: string; notice?: ReactNode }) {
+export function DrawnDashboard({ title, actions, notice }: { title: string; actions?: ReactNode; notice?: ReactNode }) {
   return (
     <AppLayout
       drawnScreen={
-        <DashboardFrame title={title} notice={notice} filters={null} query={LOADING} page={1} setPage={() => undefined}>
+        <DashboardFrame
+          title={title}
+          actions={actions}
+          notice={notice}
+          filters={null}
+          query={LOADING}
+          page={1}
+          setPage={() => undefined}
+        >
           {() => null}
         </DashboardFrame>
       }

@@ -8,6 +8,7 @@ import { profileIncompleteRemembered, rememberProfileIncomplete, useCredentials 
 import { useMyRecord } from '../../account-edit/api/account-api';
 import { useShareEnabled } from '../api/dashboard-api';
 import { useListFilters } from '../hooks/use-list-filters';
+import { PatientActions } from './dashboard-actions';
 import { DashboardFrame } from './dashboard-frame';
 import { ProfilePrompt } from './profile-prompt';
 import { ProtocolList } from './protocol-list';
@@ -49,14 +50,7 @@ export default function PatientDashboardPage() {
       <DashboardFrame
         title={t('titles.patient')}
         actions={
-          <>
-            <Button onClick={() => setLinking(true)}>{t('link.open')}</Button>
-            {hasHistory && (
-              <Button variant="light" onClick={() => setHistory(true)}>
-                {t('history.open')}
-              </Button>
-            )}
-          </>
+          <PatientActions onLink={() => setLinking(true)} onHistory={() => setHistory(true)} hasHistory={hasHistory} />
         }
         filters={
           <>

@@ -1,10 +1,9 @@
 import '@mantine/core/styles/Combobox.css';
 import '@mantine/core/styles/ScrollArea.css';
-import { Button, Group, Select, Text } from '@mantine/core';
+import { Select, Text } from '@mantine/core';
 import { PAGE_SIZE, PHYSICIAN_DATE_PRESETS } from '@portal/shared/limits';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'react-router';
 import { rangeQuery } from '../../../components/date-presets';
 import { DateRangeFilter, ReadFilter, RefreshLink, SearchBox } from '../../../components/list-controls';
 import { useProtocolList } from '../../../components/results-api';
@@ -13,6 +12,7 @@ import { PrintBar } from '../../printing/components/print-bar';
 import { usePrintSelection } from '../../printing/hooks/use-print-selection';
 import { useListFilters } from '../hooks/use-list-filters';
 import { AdvancedFilters, type AdvancedValues, EMPTY_ADVANCED } from './advanced-filters';
+import { PhysicianNav } from './dashboard-actions';
 import { DashboardFrame } from './dashboard-frame';
 import { type GroupBy, ProtocolList } from './protocol-list';
 import { TagSelect } from './tag-select';
@@ -110,26 +110,6 @@ export default function PhysicianDashboardPage({ variant = 'protocols' }: { vari
 }
 
 /** The two lists of a physician (spec 2.7): his own results and the external exams of his groups. */
-function PhysicianNav({ current }: { current: 'protocols' | 'exams' }) {
-  const { t } = useTranslation('results');
-  return (
-    <Group gap="xs" component="nav" aria-label={t('physicianNav.label')}>
-      {(['protocols', 'exams'] as const).map((variant) => (
-        <Button
-          key={variant}
-          component={Link}
-          to={`/dashboard/physician/${variant}`}
-          size="compact-md"
-          variant={variant === current ? 'filled' : 'default'}
-          aria-current={variant === current ? 'page' : undefined}
-        >
-          {t(variant === 'exams' ? 'physicianNav.external' : 'physicianNav.own')}
-        </Button>
-      ))}
-    </Group>
-  );
-}
-
 export function PhysicianExamsPage() {
   return <PhysicianDashboardPage variant="exams" />;
 }
