@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible, expectFitsNarrowPhone, launchBrowser, screenshotBothWidths } from './support/browser';
 import { linkIn, type Mailbox, startMailbox } from './support/mailbox';
-import { openPage, signIn } from './support/pages';
+import { openPage, reloadBeforeCode, signIn } from './support/pages';
 import { type RunningPortal, startPortal } from './support/portal';
 import { type SmsSink, startSmsSink } from './support/sms-sink';
 
@@ -65,6 +65,8 @@ describe('patient account screen', () => {
     await page.waitForURL('**/patient/edit');
     await page.getByRole('heading', { level: 1, name: 'Minha conta' }).waitFor();
     await page.getByText('Cadastro incompleto').waitFor();
+    // The session keeps in mind that her profile is incomplete (the dashboard draws its prompt).
+    expect(await page.evaluate(() => sessionStorage.getItem('portal.profileIncomplete'))).toBe('1');
     const save = page.getByRole('button', { name: 'Salvar', exact: true });
     expect(await save.isDisabled()).toBe(true);
     await screenshotBothWidths(page, 'patient-edit-incomplete');
@@ -85,11 +87,30 @@ describe('patient account screen', () => {
     await save.click();
     await page.getByText('Dados salvos.').waitFor();
     await page.getByText('Cadastro incompleto').waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => sessionStorage.getItem('portal.profileIncomplete'))).toBeNull();
 
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Minha conta' }).waitFor();
     expect(await page.getByLabel(/^CPF/).inputValue()).toBe('529.982.247-25');
     expect(await page.getByText('Cadastro incompleto').count()).toBe(0);
+
+    // Back on her dashboard, opened afresh: no prompt in the page drawn before the code, none after.
+    await page.goto('/dashboard/patient/protocols');
+    await page.getByRole('heading', { level: 1, name: 'Meus protocolos' }).waitFor();
+    await page.locator('.drawn-screen').waitFor({ state: 'detached' });
+    const fresh = await reloadBeforeCode(page);
+    await page.locator('.drawn-screen h1').waitFor();
+    expect(await page.locator('.drawn-screen').getByTestId('profile-prompt').isHidden()).toBe(true);
+    fresh.release();
+    await page.locator('.drawn-screen').waitFor({ state: 'detached' });
+    // The list (or its empty state) shows once her record is known.
+    await page
+      .getByTestId('list-empty')
+      .or(page.getByText(/protocolos? encontrados?$/))
+      .waitFor();
+    expect(await page.getByTestId('profile-prompt').count()).toBe(0);
+    expect(fresh.errors).toEqual([]);
+    await page.unrouteAll();
     await page.context().close();
   });
 

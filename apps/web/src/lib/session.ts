@@ -58,8 +58,9 @@ export function clearCredentials(): void {
 }
 
 /**
- * The profile prompt as this session last saw it, so a dashboard opened again shows it from its
- * first paint instead of after the person's record arrives (spec 8's prompt; the record decides).
+ * The profile prompt as this session last saw it (every record answer and saved edit rewrites it,
+ * account-api.ts), so a dashboard opened again shows it from its first paint instead of after the
+ * person's record arrives (spec 8's prompt; the record decides).
  */
 export function profileIncompleteRemembered(): boolean {
   try {

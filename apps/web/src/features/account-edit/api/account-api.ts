@@ -4,6 +4,7 @@ import type { ShareRecord } from '@portal/shared/schemas/shares';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { api } from '../../../lib/api-client';
+import { rememberProfileIncomplete } from '../../../lib/session';
 
 export type UserRecord = z.infer<typeof zUserRecord>;
 export type MfaStatus = z.infer<typeof mfaStatus>;
@@ -11,9 +12,15 @@ export type MfaTokenSent = z.infer<typeof mfaTokenSentResponse>['data'];
 
 const ME = ['me'] as const;
 
+/** A record as it arrives, also kept in mind by the session: whether its profile is incomplete. */
+function remembered(record: UserRecord): UserRecord {
+  rememberProfileIncomplete(!record.complete);
+  return record;
+}
+
 /** The signed-in user's own record (GET /api/v2/auth/user/me). */
 export function useMyRecord() {
-  return useQuery({ queryKey: ME, queryFn: () => api<UserRecord>('/api/v2/auth/user/me') });
+  return useQuery({ queryKey: ME, queryFn: async () => remembered(await api<UserRecord>('/api/v2/auth/user/me')) });
 }
 
 function useRecordMutation<T>(path: string, alsoChanges: ReadonlyArray<readonly string[]> = []) {
@@ -21,7 +28,7 @@ function useRecordMutation<T>(path: string, alsoChanges: ReadonlyArray<readonly 
   return useMutation({
     mutationFn: (body: T) => api<UserRecord>(path, { body }),
     onSuccess: (record) => {
-      client.setQueryData(ME, record);
+      client.setQueryData(ME, remembered(record));
       for (const queryKey of alsoChanges) void client.invalidateQueries({ queryKey });
     },
   });

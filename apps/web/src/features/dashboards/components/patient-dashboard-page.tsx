@@ -1,10 +1,10 @@
 import { Button } from '@mantine/core';
 import { PAGE_SIZE, PATIENT_DATE_PRESETS } from '@portal/shared/limits';
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DateRangeFilter, ReadFilter, RefreshLink, SearchBox } from '../../../components/list-controls';
 import { type ProtocolItem, useProtocolList } from '../../../components/results-api';
-import { profileIncompleteRemembered, rememberProfileIncomplete, useCredentials } from '../../../lib/session';
+import { profileIncompleteRemembered, useCredentials } from '../../../lib/session';
 import { useMyRecord } from '../../account-edit/api/account-api';
 import { useShareEnabled } from '../api/dashboard-api';
 import { useListFilters } from '../hooks/use-list-filters';
@@ -41,9 +41,6 @@ export default function PatientDashboardPage() {
   const record = useMyRecord();
   const [remembered] = useState(profileIncompleteRemembered);
   const incomplete = record.data ? !record.data.complete : remembered;
-  useEffect(() => {
-    if (record.data) rememberProfileIncomplete(!record.data.complete);
-  }, [record.data]);
 
   return (
     <>
