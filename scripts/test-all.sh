@@ -93,6 +93,7 @@ npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }
 npx eslint . --max-warnings 0
 npm run typecheck
 node scripts/check-engines.mjs
+node scripts/check-install-scripts.mjs
 # The OpenAPI document as the server serves it, linted by Redocly's recommended rules with every
 # example checked against its schema (redocly.yaml). No telemetry leaves the machine.
 npx tsx apps/server/src/cli.ts openapi >"$REPORTS/openapi.json"
