@@ -20,6 +20,9 @@ let browser: Browser;
 let patient: { token: string; id: string };
 const patientEmail = 'maria.lima@example.com';
 const patientPassword = 'Aurora-2026-conta';
+/** Another patient, with no protocol, who signs in on Maria's tab after her. */
+const otherPatientEmail = 'ana.souza@example.com';
+const otherPatientPassword = 'Souza-2026-conta';
 const maria = {
   patientId: 'PAC-1',
   name: 'Maria Lima',
@@ -195,30 +198,35 @@ beforeAll(async () => {
     });
   }
 
-  // Maria's account, activated from the mail, with every protocol but P-LINK linked to it.
-  await call(base, 'POST', '/api/v2/auth/user/create', {
-    name: maria.name,
-    login: patientEmail,
-    confirmEmailAddress: patientEmail,
-    password: patientPassword,
-    confirmPassword: patientPassword,
-    dateOfBirth: '09/07/1984',
-    language: 'pt-br',
-    serviceTerms: true,
-  });
-  // Result notices go to the same address; the activation mail is the one with the link.
-  const activationMail = async () => {
-    for (let tries = 0; tries < 200; tries++) {
-      const found = mailbox.mails.find((m) => (m.text ?? '').includes('/api/v2/auth/user/registerValidate'));
-      if (found) return found;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('no activation mail arrived');
+  /** An account created on the registration call and activated from its mail. */
+  const activatedAccount = async (name: string, email: string, password: string, dateOfBirth: string) => {
+    await call(base, 'POST', '/api/v2/auth/user/create', {
+      name,
+      login: email,
+      confirmEmailAddress: email,
+      password,
+      confirmPassword: password,
+      dateOfBirth,
+      language: 'pt-br',
+      serviceTerms: true,
+    });
+    // Result notices go to the same address; the activation mail is the one with the link.
+    const activationMail = async () => {
+      for (let tries = 0; tries < 200; tries++) {
+        const found = mailbox.mailsTo(email).find((m) => (m.text ?? '').includes('/api/v2/auth/user/registerValidate'));
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`no activation mail arrived for ${email}`);
+    };
+    const activation = await fetch(linkIn(await activationMail(), base, '/api/v2/auth/user/registerValidate'), {
+      redirect: 'manual',
+    });
+    if (!activation.headers.get('location')?.includes('activeSuccess=true')) throw new Error('activation failed');
   };
-  const activation = await fetch(linkIn(await activationMail(), base, '/api/v2/auth/user/registerValidate'), {
-    redirect: 'manual',
-  });
-  if (!activation.headers.get('location')?.includes('activeSuccess=true')) throw new Error('activation failed');
+  // Maria's account, with every protocol but P-LINK linked to it; Ana's, with none.
+  await activatedAccount(maria.name, patientEmail, patientPassword, '09/07/1984');
+  await activatedAccount('Ana Souza', otherPatientEmail, otherPatientPassword, '15/03/1992');
   patient = await signInApi(base, patientEmail, patientPassword);
   const auth = { authorization: `Bearer ${patient.token}` };
   for (const n of [
@@ -256,8 +264,14 @@ async function signedInPatient(): Promise<Page> {
  * The layout shift of a fresh load of the dashboard on a phone, summed until the list is shown:
  * the footer and the list's surroundings must not move once painted.
  */
-async function layoutShiftOfFreshLoad(page: Page, listed: string): Promise<{ total: number; moved: string[] }> {
+async function layoutShiftOfFreshLoad(
+  page: Page,
+  listed: string,
+  options: { forgetProfile?: boolean } = {},
+): Promise<{ total: number; moved: string[] }> {
   await page.setViewportSize({ width: 390, height: 844 });
+  // As on the first dashboard of a session: nothing known of her profile until her record comes.
+  if (options.forgetProfile) await page.evaluate(() => sessionStorage.removeItem('portal.profileIncomplete'));
   await page.reload();
   await page.getByText(listed).waitFor();
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
@@ -343,6 +357,9 @@ describe('patient dashboard', () => {
     // Nothing jumps when the list arrives (the footer stays below the first screen).
     const shift = await layoutShiftOfFreshLoad(page, '12 protocolos encontrados');
     expect(shift.total, shift.moved.join('\n')).toBeLessThan(0.02);
+    // Nor when the prompt is not known beforehand: it comes with the filters and the list.
+    const cold = await layoutShiftOfFreshLoad(page, '12 protocolos encontrados', { forgetProfile: true });
+    expect(cold.total, cold.moved.join('\n')).toBeLessThan(0.02);
     await screenshotBothWidths(page, 'results-patient-dashboard');
     await expectAccessible(page, 'patient dashboard');
     await fitsPhoneWidth(page);
@@ -416,6 +433,43 @@ describe('patient dashboard', () => {
     expect(await rows(page).first().textContent()).toContain('P-TC');
     await page.getByText('Não lidos', { exact: true }).click();
     await page.getByText('11 protocolos encontrados').waitFor();
+    await page.context().close();
+  });
+
+  it("shows the next patient on the same tab none of the last one's answers after she signs out", async () => {
+    const page = await signedInPatient();
+    await page.getByText('12 protocolos encontrados').waitFor();
+    await page.getByRole('button', { name: /^Minha conta/ }).click();
+    await page.getByRole('menuitem', { name: 'Minha conta' }).click();
+    await page.getByText('Cadastro incompleto').waitFor();
+    await page.getByRole('button', { name: 'Sair' }).click();
+    await page.waitForURL('**/login');
+    // From the sign-in screen on (the same page: the app never reloaded), everything the page
+    // shows is written down, change by change.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { seen: string[] }).seen = seen;
+      new MutationObserver(() => seen.push(document.body.innerText)).observe(document.body, {
+        childList: true,
+        subtree: true,
+        characterData: true,
+      });
+    });
+    // Ana signs in on the same screen (no new page load: what the app kept in memory stays).
+    await page.getByRole('textbox', { name: /^Protocolo ou e-mail/ }).fill(otherPatientEmail);
+    await page.getByLabel(/^Senha/).fill(otherPatientPassword);
+    await page.getByRole('button', { name: 'Entrar' }).click();
+    await page.waitForURL('**/dashboard/patient/protocols');
+    await page.getByTestId('list-empty').waitFor();
+    expect(await page.evaluate(() => Array.isArray((window as unknown as { seen?: string[] }).seen))).toBe(true);
+    await page.getByText('Olá, Ana', { exact: true }).first().waitFor();
+    await page.getByRole('button', { name: /^Minha conta/ }).click();
+    await page.getByRole('menuitem', { name: 'Minha conta' }).click();
+    expect(await page.getByLabel(/^Nome completo/).inputValue()).toBe('Ana Souza');
+    const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+    expect(seen.length).toBeGreaterThan(0);
+    const leaked = seen.filter((text) => /Maria|P-001|12 protocolos/.test(text));
+    expect(leaked.map((text) => text.slice(0, 200))).toEqual([]);
     await page.context().close();
   });
 

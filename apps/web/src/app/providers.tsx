@@ -3,6 +3,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { Suspense, type ReactNode } from 'react';
 import { I18nextProvider } from 'react-i18next';
 import { i18n } from '../lib/i18n';
+import { getToken, subscribeCredentials } from '../lib/session';
 import { FullPageLoader } from './pages/loading-page';
 import { Toasts } from './toasts';
 import { cssVariablesResolver, theme } from './theme';
@@ -14,6 +15,20 @@ const queryClient = new QueryClient({
     mutations: { retry: false },
   },
 });
+
+// A session's answers end with it: at a sign-out, an expired session or another sign-in in the same
+// tab (a shared computer), everything fetched is forgotten, so the next person never sees the last
+// one's protocols or record, not even while his own load. The token names the session: it stays
+// the same while a sign-in completes the stored user.
+if (typeof window !== 'undefined') {
+  let sessionToken = getToken();
+  subscribeCredentials(() => {
+    const token = getToken();
+    if (token === sessionToken) return;
+    sessionToken = token;
+    queryClient.clear();
+  });
+}
 
 /**
  * Everything around the router: the browser's app and the sign-in screen drawn at build time

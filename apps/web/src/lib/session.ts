@@ -95,6 +95,9 @@ function subscribe(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
+/** Calls `listener` whenever this page stores or clears the credentials. */
+export const subscribeCredentials = subscribe;
+
 export function useCredentials(): Credentials | null {
   return useSyncExternalStore(subscribe, read, () => null);
 }

@@ -12,9 +12,12 @@ export type MfaTokenSent = z.infer<typeof mfaTokenSentResponse>['data'];
 
 const ME = ['me'] as const;
 
-/** A record as it arrives, also kept in mind by the session: whether its profile is incomplete. */
+/**
+ * A record as it arrives, also kept in mind by the session: whether a patient's profile is
+ * incomplete (the prompt of her dashboard; other accounts have none).
+ */
 function remembered(record: UserRecord): UserRecord {
-  rememberProfileIncomplete(!record.complete);
+  rememberProfileIncomplete(record.type === 'PATIENT' && !record.complete);
   return record;
 }
 

@@ -25,7 +25,8 @@ export function DashboardFrame({
   actions?: ReactNode;
   /** Shown under the title, in the page's flow, above the filters and the list. */
   notice?: ReactNode;
-  filters: ReactNode;
+  /** null while they wait for something (a loader stands in their place). */
+  filters: ReactNode | null;
   /** On phones the filters fold behind one "Filtros" button, so the first result shows above the fold. */
   foldFilters?: boolean;
   /** Shown after the filters on every width, folded or not (the batch printing bar). */
@@ -68,23 +69,30 @@ export function DashboardFrame({
             {t('results:filters.fold')}
           </Button>
         )}
-        <Group
-          align="flex-end"
-          gap="md"
-          wrap="wrap"
-          className="dashboard-filters"
-          id={filtersId}
-          data-folded={foldFilters && !unfolded ? true : undefined}
-        >
-          {filters}
-          {/* Kept in place while hidden: a loader that came and went would move the list. */}
-          <Loader
-            size="sm"
-            aria-label={t('common:loading.text')}
-            aria-hidden={!query.isFetching}
-            style={{ visibility: query.isFetching ? 'visible' : 'hidden' }}
-          />
-        </Group>
+        {filters === null ? (
+          // Filters not shown yet (the drawn page; the patient's, until her record settles the prompt
+          // above them): the loader alone, which the filters and their own loader replace at once,
+          // so nothing already on screen moves down when they come.
+          <Loader size="sm" aria-label={t('common:loading.text')} />
+        ) : (
+          <Group
+            align="flex-end"
+            gap="md"
+            wrap="wrap"
+            className="dashboard-filters"
+            id={filtersId}
+            data-folded={foldFilters && !unfolded ? true : undefined}
+          >
+            {filters}
+            {/* Kept in place while hidden: a loader that came and went would move the list. */}
+            <Loader
+              size="sm"
+              aria-label={t('common:loading.text')}
+              aria-hidden={!query.isFetching}
+              style={{ visibility: query.isFetching ? 'visible' : 'hidden' }}
+            />
+          </Group>
+        )}
         {tools}
         {query.isError ? (
           <Alert color="red" icon={<AlertIcon />} role="alert">

@@ -49,15 +49,21 @@ export default function PatientDashboardPage() {
         actions={
           <PatientActions onLink={() => setLinking(true)} onHistory={() => setHistory(true)} hasHistory={hasHistory} />
         }
+        // The filters wait for her record too: the prompt above them is settled first, so they never
+        // move down under her finger when it comes (the drawn page shows none either).
         filters={
-          <>
-            {filters.range && (
-              <DateRangeFilter value={filters.range} onChange={filters.setRange} presets={PATIENT_DATE_PRESETS} />
-            )}
-            <SearchBox onSearch={filters.setSearch} resetKey={linked} />
-            <ReadFilter value={filters.read} onChange={filters.setRead} />
-            <RefreshLink onClick={() => (filters.forceRefresh ? void list.refetch() : filters.setForceRefresh(true))} />
-          </>
+          record.isPending ? null : (
+            <>
+              {filters.range && (
+                <DateRangeFilter value={filters.range} onChange={filters.setRange} presets={PATIENT_DATE_PRESETS} />
+              )}
+              <SearchBox onSearch={filters.setSearch} resetKey={linked} />
+              <ReadFilter value={filters.read} onChange={filters.setRead} />
+              <RefreshLink
+                onClick={() => (filters.forceRefresh ? void list.refetch() : filters.setForceRefresh(true))}
+              />
+            </>
+          )
         }
         // The list shows once its share buttons and the profile prompt are known: parts that came
         // a moment later would move the list under the reader's eyes.
