@@ -11,7 +11,8 @@ const reviewed = manifest.allowScripts ?? {};
 const unreviewed = [];
 const allowed = [];
 for (const [where, entry] of Object.entries(lock.packages)) {
-  if (!where || !entry.hasInstallScript || entry.link) continue;
+  // The workspaces' own scripts (paths outside node_modules) are the project's, not gated by npm.
+  if (!where.includes('node_modules/') || !entry.hasInstallScript || entry.link) continue;
   const name = where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length);
   const verdict = reviewed[`${name}@${entry.version}`] ?? reviewed[name];
   if (verdict === undefined) unreviewed.push(`${name}@${entry.version}`);

@@ -49,7 +49,7 @@ export async function startServer(
   // A server that never gets ready fails here with what it printed, rather than as a test timeout.
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited early:\n${output}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited early:\n${output}`);
     if (Date.now() > deadline) {
       await kill(child);
       throw new Error(`the server was not ready within 120 s:\n${output}`);
