@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { untilReady } from '../../apps/server/src/test/ready.js';
 import { ROOT, SERVER_ENTRY, ensureBuilt } from './build.js';
 
 export interface RunningPortal {
@@ -44,27 +45,8 @@ export async function terminate(child: ChildProcess, signal: NodeJS.Signals = 'S
   clearTimeout(killer);
 }
 
-/**
- * Waits until the server `child` started answers /readyz at `baseUrl`; fails when it exits first
- * or is not ready after 150 s (a loaded machine, several test runs at once, has taken 90 s).
- */
-export async function untilReady(child: ChildProcess, baseUrl: string, output: () => string): Promise<void> {
-  const deadline = Date.now() + 150_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      throw new Error(
-        `the portal at ${baseUrl} exited with status ${child.exitCode} before it was ready:\n${output()}`,
-      );
-    }
-    try {
-      if ((await fetch(`${baseUrl}/readyz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`the portal at ${baseUrl} was not ready within 150 s:\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+/** A loaded machine (several test runs at once) has taken 90 s to start a portal. */
+export const START_TIMEOUT_MS = 150_000;
 
 /**
  * Starts the real server (`node apps/server/dist/main.js`) on a free 127.0.0.1 port with a fresh
@@ -111,7 +93,7 @@ export async function startPortal(
   };
 
   try {
-    await untilReady(child, baseUrl, () => log);
+    await untilReady(child, baseUrl, () => log, START_TIMEOUT_MS);
   } catch (error) {
     await stop();
     throw error;

@@ -12,7 +12,8 @@ import pg from 'pg';
 import S3rver from 's3rver';
 import { createPgDatabase } from '../../apps/server/src/test/pg-database.js';
 import { ROOT, SERVER_ENTRY } from './build.js';
-import { exited, terminate, untilReady } from './portal.js';
+import { untilReady } from '../../apps/server/src/test/ready.js';
+import { exited, START_TIMEOUT_MS, terminate } from './portal.js';
 
 /**
  * Ports for the servers the journey starts: from E2E_PORT_BASE on when it is set (a range kept
@@ -114,7 +115,7 @@ export function startPortalProcess(
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-  const ready = untilReady(child, `http://127.0.0.1:${port}`, () => log);
+  const ready = untilReady(child, `http://127.0.0.1:${port}`, () => log, START_TIMEOUT_MS);
   return { process: portal, ready };
 }
 

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../config.js';
 import { createAccount } from '../modules/auth/auth.test-support.js';
 import { freePort, freshDatabaseEnv, startTestPortal } from '../test/helpers.js';
+import { untilReady } from '../test/ready.js';
 
 /* Contract section 1 (running it) and the outbox point of section 8. */
 
@@ -30,15 +31,7 @@ async function startProcess(env: Record<string, string>): Promise<Running> {
   child.stderr?.on('data', (d: Buffer) => (errors += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the portal exited early:\n${errors}`);
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 150));
-  }
+  await untilReady(child, url, () => errors, 120_000);
   return { child, url, exited };
 }
 

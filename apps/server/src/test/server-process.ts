@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { freePort } from './helpers.js';
+import { untilReady } from './ready.js';
 
 /* The real server in its own process, for tests of what survives a kill. */
 
@@ -47,19 +48,11 @@ export async function startServer(
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const url = `http://127.0.0.1:${port}`;
   // A server that never gets ready fails here with what it printed, rather than as a test timeout.
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited early:\n${output}`);
-    if (Date.now() > deadline) {
-      await kill(child);
-      throw new Error(`the server was not ready within 120 s:\n${output}`);
-    }
-    try {
-      if ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5_000) })).ok) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 150));
+  try {
+    await untilReady(child, url, () => output, 120_000);
+  } catch (error) {
+    await kill(child);
+    throw error;
   }
   return { child, url, output: () => output };
 }

@@ -26,7 +26,7 @@ export function DashboardFrame({
   /** Shown under the title, in the page's flow, above the filters and the list. */
   notice?: ReactNode;
   /** null while they wait for something (a loader stands in their place). */
-  filters: ReactNode | null;
+  filters: ReactNode;
   /** On phones the filters fold behind one "Filtros" button, so the first result shows above the fold. */
   foldFilters?: boolean;
   /** Shown after the filters on every width, folded or not (the batch printing bar). */

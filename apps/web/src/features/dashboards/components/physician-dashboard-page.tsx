@@ -109,7 +109,7 @@ export default function PhysicianDashboardPage({ variant = 'protocols' }: { vari
   );
 }
 
-/** The two lists of a physician (spec 2.7): his own results and the external exams of his groups. */
+/** The physician's external exams (spec 2.7's variant), apart from his own list. */
 export function PhysicianExamsPage() {
   return <PhysicianDashboardPage variant="exams" />;
 }
