@@ -221,7 +221,7 @@ export async function generateClinic(
   for (let start = 0; start < sizes.protocols; start += chunk) {
     const protocols: Database['protocols'][] = [];
     const exams: Insertable<Database['exams']>[] = [];
-    const requesters: Database['protocolRequesters'][] = [];
+    const requesters: Insertable<Database['protocolRequesters']>[] = [];
     const resources: Database['resources'][] = [];
     for (let n = start; n < Math.min(sizes.protocols, start + chunk); n++) {
       const id = protocolId();

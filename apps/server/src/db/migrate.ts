@@ -25,6 +25,7 @@ import * as patientAutoInvitations from './migrations/2026_11_27_1400_patient_au
 import * as examHolds from './migrations/2026_11_27_1500_exam_holds.js';
 import * as outboxInstitution from './migrations/2026_11_27_1600_outbox_institution.js';
 import * as stampedCopies from './migrations/2026_11_27_1700_stamped_copies.js';
+import * as physicianListRows from './migrations/2026_11_29_0100_physician_list_rows.js';
 
 /** Migrations in order; each `up` receives the dialect for the rare unavoidable branch. */
 const MIGRATIONS = {
@@ -53,6 +54,7 @@ const MIGRATIONS = {
   '2026_11_27_1500_exam_holds': examHolds,
   '2026_11_27_1600_outbox_institution': outboxInstitution,
   '2026_11_27_1700_stamped_copies': stampedCopies,
+  '2026_11_29_0100_physician_list_rows': physicianListRows,
 } as const;
 
 /**

@@ -136,6 +136,10 @@ export interface ProtocolRequesterTable {
   crm: string;
   uf: string;
   sortAt: Timestamp;
+  /** Copied from the protocol by triggers, with the row a physician's list shows (JSON). */
+  institutionId: Generated<string | null>;
+  disabled: Generated<number>;
+  listing: Generated<string | null>;
 }
 
 export interface ExamTable {

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../config.js';
-import type { Db } from '../db/database.js';
+import { type DatabaseHandle, type Db, openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { issueSession, type NewSession } from '../plugins/auth.js';
@@ -49,6 +50,25 @@ export async function freshDatabaseEnv(): Promise<{
     drop: async () => {
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A fresh database migrated up to `until`, for a migration's test to write the data of the versions
+ * before it and then migrate on; `close` closes and drops it.
+ */
+export async function databaseMigratedTo(
+  until: NonNullable<Parameters<typeof migrateToLatest>[1]>,
+): Promise<{ handle: DatabaseHandle; close(): Promise<void> }> {
+  const fresh = await freshDatabaseEnv();
+  const handle = openDatabase(loadConfig(fresh.env).database);
+  await migrateToLatest(handle, until);
+  return {
+    handle,
+    close: async () => {
+      await handle.close();
+      await fresh.drop();
     },
   };
 }

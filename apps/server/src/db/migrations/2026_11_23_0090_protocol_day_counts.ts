@@ -40,6 +40,9 @@ export async function up(db: Db, dialect: Dialect): Promise<void> {
  */
 export type LicenseScope = (alias: string, institution: string) => string;
 
+/** What a requester row's day count depends on (its other columns copy its protocol's list facts). */
+const REQUESTER_COUNTED = 'protocol_id, crm, uf, sort_at';
+
 /** The triggers that keep protocol_day_counts, with license scopes as `licenseOf` names them. */
 export async function createDayCountTriggers(db: Db, dialect: Dialect, licenseOf: LicenseScope): Promise<void> {
   const day = (value: string) => daySql(dialect, value);
@@ -112,7 +115,12 @@ export async function createDayCountTriggers(db: Db, dialect: Dialect, licenseOf
       ],
       ['protocols_day_counts_delete', 'delete', 'protocols', protocolDelete],
       ['protocol_requesters_day_counts_insert', 'insert', 'protocol_requesters', requesterInsert],
-      ['protocol_requesters_day_counts_update', 'update', 'protocol_requesters', requesterUpdate],
+      [
+        'protocol_requesters_day_counts_update',
+        `update of ${REQUESTER_COUNTED}`,
+        'protocol_requesters',
+        requesterUpdate,
+      ],
       ['protocol_requesters_day_counts_delete', 'delete', 'protocol_requesters', requesterDelete],
     ] as const) {
       await sql.raw(`create trigger ${name} after ${event} on ${table} begin ${body.join(' ')} end`).execute(db);
@@ -137,7 +145,7 @@ export async function createDayCountTriggers(db: Db, dialect: Dialect, licenseOf
       const events =
         table === 'protocols'
           ? 'insert or update of patient_user_id, tag_id, sort_at, disabled or delete'
-          : 'insert or update or delete';
+          : `insert or update of ${REQUESTER_COUNTED} or delete`;
       await sql
         .raw(
           `create trigger ${table}_day_counts after ${events} on ${table} for each row execute function ${table}_day_counts()`,

@@ -38,9 +38,11 @@ export async function up(db: Db, dialect: Dialect): Promise<void> {
     where u.type = 'PHYSICIAN' and u.institution_id is not null`.execute(db);
 
   await dropDayCountTriggers(db, dialect);
-  const license: LicenseScope = (alias, institution) =>
-    `'license:' || ${alias}.crm || '/' || ${alias}.uf || '@' || ${institution}`;
-  await createDayCountTriggers(db, dialect, license);
+  await createDayCountTriggers(db, dialect, vouchedLicense);
   await sql`delete from protocol_day_counts where scope like 'license:%'`.execute(db);
-  await countProtocols(db, dialect, license, false);
+  await countProtocols(db, dialect, vouchedLicense, false);
 }
+
+/** A requester license's day-count scope from this migration on: one per license and institution. */
+export const vouchedLicense: LicenseScope = (alias, institution) =>
+  `'license:' || ${alias}.crm || '/' || ${alias}.uf || '@' || ${institution}`;

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config.js';
-import { freshDatabaseEnv } from '../../test/helpers.js';
-import { type DatabaseHandle, openDatabase } from '../database.js';
+import { databaseMigratedTo } from '../../test/helpers.js';
+import type { DatabaseHandle } from '../database.js';
 import { migrateToLatest } from '../migrate.js';
 
 const CREATED = '2026-11-20T12:00:00.000Z';
@@ -9,13 +8,10 @@ const CREATED = '2026-11-20T12:00:00.000Z';
 /** Messages queued before secrets expired: given-up ones lose their text, waiting ones get a lifetime. */
 describe('migration 2026_11_26_0302: secrets in the outbox', () => {
   let handle: DatabaseHandle;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    const fresh = await freshDatabaseEnv();
-    drop = fresh.drop;
-    handle = openDatabase(loadConfig(fresh.env).database);
-    await migrateToLatest(handle, '2026_11_26_0301_call_rates');
+    ({ handle, close } = await databaseMigratedTo('2026_11_26_0301_call_rates'));
     const message = (id: string, channel: string, status: string, payload: object) =>
       handle.db
         .insertInto('outbox')
@@ -42,8 +38,7 @@ describe('migration 2026_11_26_0302: secrets in the outbox', () => {
     await migrateToLatest(handle);
   });
   afterAll(async () => {
-    await handle?.close();
-    await drop?.();
+    await close?.();
   });
 
   it('wipes given-up secrets and dates the waiting ones', async () => {

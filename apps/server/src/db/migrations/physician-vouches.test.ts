@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config.js';
-import { freshDatabaseEnv } from '../../test/helpers.js';
-import { type DatabaseHandle, openDatabase } from '../database.js';
+import { databaseMigratedTo } from '../../test/helpers.js';
+import type { DatabaseHandle } from '../database.js';
 import { migrateToLatest } from '../migrate.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
@@ -13,13 +12,10 @@ const NOW = '2026-11-20T12:00:00.000Z';
  */
 describe('migration 2026_11_26_0300: physicians vouched for per institution', () => {
   let handle: DatabaseHandle;
-  let drop: () => Promise<void>;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    const fresh = await freshDatabaseEnv();
-    drop = fresh.drop;
-    handle = openDatabase(loadConfig(fresh.env).database);
-    await migrateToLatest(handle, '2026_11_23_0100_list_revisions');
+    ({ handle, close } = await databaseMigratedTo('2026_11_23_0100_list_revisions'));
     const db = handle.db;
     for (const id of ['inst-a', 'inst-b']) {
       await db
@@ -90,8 +86,7 @@ describe('migration 2026_11_26_0300: physicians vouched for per institution', ()
     await migrateToLatest(handle);
   });
   afterAll(async () => {
-    await handle?.close();
-    await drop?.();
+    await close?.();
   });
 
   it('vouches for each physician by the institution that invited him, and for nobody else', async () => {

@@ -353,6 +353,8 @@ export type ListedProtocolRow = ItemProtocolRow & {
    * + 2 image, + 4 history results, + 8 read by the viewer); null when no exam is enabled.
    */
   exams: string | null;
+  /** Exams read by the viewer, where the flags above do not say it (a physician's kept list rows). */
+  readExamIds?: ReadonlySet<string>;
 };
 
 /** A list page row from its values, selected as ITEM_PROTOCOL_COLUMNS and then the `exams` column. */

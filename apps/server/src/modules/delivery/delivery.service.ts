@@ -269,6 +269,7 @@ function summariseListed(
   listed: string | null,
   visualizer: ReadonlyMap<string, VisualizerSetting> | undefined,
   holdOf: (examId: string) => ExamHold | null,
+  readExamIds?: ReadonlySet<string>,
 ) {
   const summary: ExamsSummary = {
     ids: [],
@@ -286,7 +287,8 @@ function summariseListed(
     if (!isExamServed({ isEnabled: true }, setting)) continue;
     const hold = holdOf(id);
     // A result held from the viewer counts as having no report, image or history values.
-    const flag = hold?.withheld ? Number(flagText) & 8 : Number(flagText);
+    const flags = Number(flagText) | (readExamIds?.has(id) ? 8 : 0);
+    const flag = hold?.withheld ? flags & 8 : flags;
     summary.ids.push(id);
     if (rectification) summary.rectification = true;
     // 1: a report (withheld while awaiting rectification), 2: an image (hidden by the setting),
@@ -421,7 +423,13 @@ export async function buildListPage(
       holds.push(hold);
       return hold;
     };
-    return protocolItem(viewer, p, institution, summariseListed(p.exams, institution?.visualizer, holdOf), options);
+    return protocolItem(
+      viewer,
+      p,
+      institution,
+      summariseListed(p.exams, institution?.visualizer, holdOf, p.readExamIds),
+      options,
+    );
   });
   return { items, until: earliestEnd(holds) };
 }

@@ -1,7 +1,8 @@
-import { inList, type SqlReader } from '../../db/database.js';
+import { inList, SEPARATOR, type SqlReader } from '../../db/database.js';
 import { dayOf, dayStart, nextDay } from './days.js';
 import type { Viewer } from './delivery.policy.js';
 import {
+  FIELD_SEPARATOR,
   ITEM_PROTOCOL_COLUMNS,
   listedExamsColumn,
   listedRow,
@@ -76,14 +77,16 @@ function reach(r: SqlReader, viewer: Viewer, filter: ListFilter): Clause {
       const license = viewer.license;
       if (license) {
         // The license opens the protocols of the institutions that vouched for the physician only.
-        const vouched = inList(r, 'p.institution_id', license.institutionIds);
         if (walksRequesters(viewer)) {
+          // Each requester row carries its protocol's institution.
+          const vouched = inList(r, 'pr.institution_id', license.institutionIds);
           // The page walks the physician's requester index itself (see listProtocols).
           return {
             sql: `pr.crm = ? and pr.uf = ?${range.sql} and ${vouched.sql}`,
             params: [license.crm, license.uf, ...range.params, ...vouched.params],
           };
         }
+        const vouched = inList(r, 'p.institution_id', license.institutionIds);
         parts.push({
           sql: `(${vouched.sql} and p.id in (select pr.protocol_id from protocol_requesters pr
             where pr.crm = ? and pr.uf = ?${range.sql}))`,
@@ -110,16 +113,31 @@ function walksRequesters(viewer: Viewer): boolean {
   return viewer.role === 'PHYSICIAN' && viewer.license !== null && viewer.tagIds.size === 0;
 }
 
-/** Where a viewer's list rows come from, and the date column that orders them. */
-function reachTable(viewer: Viewer): { from: string; sortAt: string; requesters: boolean } {
-  // pr.sort_at is the protocol's own sort key, kept with each requester license.
-  return walksRequesters(viewer)
-    ? {
-        from: 'protocol_requesters pr join protocols p on p.id = pr.protocol_id',
-        sortAt: 'pr.sort_at',
-        requesters: true,
-      }
-    : { from: 'protocols p', sortAt: 'p.sort_at', requesters: false };
+/** Whether a list names nothing of its protocols but their dates (and its reach). */
+function plainFilter(filter: ListFilter): boolean {
+  return (
+    filter.orderBy === 'date' &&
+    !filter.tagId &&
+    !filter.institutionCode &&
+    !filter.birthDate &&
+    !filter.protocolNumber &&
+    !filter.patientName &&
+    !filter.institutionIds &&
+    !filter.search &&
+    !filter.read
+  );
+}
+
+/**
+ * Where a viewer's list rows come from: a physician reached by his license alone walks his
+ * requester rows, which carry their protocol's date, institution, state and list row (`listing`,
+ * kept by triggers), so a plain page of his reads nothing else; other filters join the protocol.
+ */
+function reachTable(viewer: Viewer, filter: ListFilter): { from: string; requesters: boolean; listing: boolean } {
+  if (!walksRequesters(viewer)) return { from: 'protocols p', requesters: false, listing: false };
+  return plainFilter(filter)
+    ? { from: 'protocol_requesters pr', requesters: true, listing: true }
+    : { from: 'protocol_requesters pr join protocols p on p.id = pr.protocol_id', requesters: true, listing: false };
 }
 
 /** Guest and share sessions reach a few protocols of their own, whatever the size of the clinic. */
@@ -160,9 +178,15 @@ function pagePlan(viewer: Viewer, filter: ListFilter) {
 }
 
 function conditions(r: SqlReader, viewer: Viewer, filter: ListFilter): Clause {
-  const parts: Clause[] = [reach(r, viewer, filter), { sql: 'p.disabled = 0', params: [] }];
-  if (filter.from) parts.push({ sql: 'p.sort_at >= ?', params: [filter.from] });
-  if (filter.to) parts.push({ sql: 'p.sort_at < ?', params: [filter.to] });
+  const parts: Clause[] = [reach(r, viewer, filter)];
+  if (walksRequesters(viewer)) {
+    // The requester row's own copy of the protocol's state; its reach bounds the dates.
+    parts.push({ sql: 'pr.disabled = 0', params: [] });
+  } else {
+    parts.push({ sql: 'p.disabled = 0', params: [] });
+    if (filter.from) parts.push({ sql: 'p.sort_at >= ?', params: [filter.from] });
+    if (filter.to) parts.push({ sql: 'p.sort_at < ?', params: [filter.to] });
+  }
   if (filter.tagId) parts.push({ sql: 'p.tag_id = ?', params: [filter.tagId] });
   if (filter.institutionCode) parts.push({ sql: 'i.code = ?', params: [filter.institutionCode] });
   if (filter.birthDate) parts.push({ sql: 'p.patient_birth_date = ?', params: [filter.birthDate] });
@@ -281,7 +305,7 @@ export async function listProtocols(
   filter: ListFilter,
 ): Promise<{ rows: ListedProtocolRow[]; total: number }> {
   const where = conditions(r, viewer, filter);
-  const table = reachTable(viewer);
+  const table = reachTable(viewer, filter);
   let from = table.from;
   // The institution is joined only when a filter or the order names it: every protocol has one.
   if (filter.institutionCode !== undefined || filter.orderBy === 'institution') {
@@ -289,18 +313,28 @@ export async function listProtocols(
   }
   const order =
     table.requesters && filter.orderBy === 'date' ? 'pr.sort_at desc, pr.protocol_id desc' : ORDER[filter.orderBy];
-  // The page brings its exams along: one statement instead of a second one over the page's ids.
-  const exams = listedExamsColumn(r, readerKeySql(viewer));
   // A plain page of a user with few protocols keeps one plan; other pages are planned for their
   // values, since a kept plan may sort a heavy user's whole range (docs/decisions.md).
   const plan = pagePlan(viewer, filter);
-  // Rows come as arrays (one object literal each is cheaper than the driver's objects).
-  const values = await r.arrays(
-    `select ${PAGE_SELECT}, ${exams.sql} from ${from} where ${where.sql} order by ${order} limit ? offset ?`,
-    [...exams.params, ...where.params, filter.limit, filter.offset],
-    { planWithValues: plan.planWithValues },
-  );
-  const rows = values.map(listedRow);
+  let rows: ListedProtocolRow[];
+  if (table.listing) {
+    const values = await r.arrays(
+      `select pr.listing from ${from} where ${where.sql} order by ${order} limit ? offset ?`,
+      [...where.params, filter.limit, filter.offset],
+      { planWithValues: plan.planWithValues },
+    );
+    rows = await withReadMarks(r, viewer, values.map(listingRow));
+  } else {
+    // The page brings its exams along: one statement instead of a second one over the page's ids.
+    const exams = listedExamsColumn(r, readerKeySql(viewer));
+    // Rows come as arrays (one object literal each is cheaper than the driver's objects).
+    const values = await r.arrays(
+      `select ${PAGE_SELECT}, ${exams.sql} from ${from} where ${where.sql} order by ${order} limit ? offset ?`,
+      [...exams.params, ...where.params, filter.limit, filter.offset],
+      { planWithValues: plan.planWithValues },
+    );
+    rows = values.map(listedRow);
+  }
   // A page that is not full tells the total by itself; counting is for full or empty later pages.
   if ((rows.length > 0 || filter.offset === 0) && rows.length < filter.limit) {
     return { rows, total: filter.offset + rows.length };
@@ -321,14 +355,40 @@ export async function listProtocols(
  * range starting at `from` keeps the same protocols while its start moves no further than this.
  */
 export async function firstOfReach(r: SqlReader, viewer: Viewer, from: string): Promise<string | null> {
-  const { from: source, sortAt } = reachTable(viewer);
-  const where = reach(r, viewer, { from, orderBy: 'date', offset: 0, limit: 1 });
+  const filter: ListFilter = { from, orderBy: 'date', offset: 0, limit: 1 };
+  const { from: source, requesters } = reachTable(viewer, filter);
+  const where = conditions(r, viewer, filter);
+  const sortAt = requesters ? 'pr.sort_at' : 'p.sort_at';
   const [first] = await r.all<{ sortAt: string }>(
-    `select ${sortAt} as "sortAt" from ${source}
-      where ${where.sql} and p.disabled = 0 and ${sortAt} >= ? order by ${sortAt} limit 1`,
-    [...where.params, from],
+    `select ${sortAt} as "sortAt" from ${source} where ${where.sql} order by ${sortAt} limit 1`,
+    where.params,
   );
   return first?.sortAt ?? null;
+}
+
+/** A physician's list row from its requester row's `listing` (see reachTable). */
+function listingRow(values: unknown[]): ListedProtocolRow {
+  const listing = values[0];
+  if (typeof listing !== 'string') throw new Error('A requester row has no list row');
+  return listedRow(JSON.parse(listing) as unknown[]);
+}
+
+/** The rows with the viewer's read marks of their exams, read in one statement. */
+async function withReadMarks(r: SqlReader, viewer: Viewer, rows: ListedProtocolRow[]): Promise<ListedProtocolRow[]> {
+  const ids: string[] = [];
+  for (const row of rows) {
+    for (const exam of row.exams ? row.exams.split(SEPARATOR) : [])
+      ids.push(exam.slice(0, exam.indexOf(FIELD_SEPARATOR)));
+  }
+  if (ids.length === 0) return rows;
+  const key = readerKeySql(viewer);
+  const read = await r.all<{ examId: string }>(
+    `select er.exam_id as "examId" from exam_reads er where er.viewer_key = ${key.sql} and er.exam_id in ${r.listParam}`,
+    [...key.params, r.list(ids)],
+  );
+  if (read.length === 0) return rows;
+  const readExamIds = new Set(read.map((e) => e.examId));
+  return rows.map((row) => ({ ...row, readExamIds }));
 }
 
 /** The institutions whose name, accents and case aside, holds `text` (a handful of rows). */

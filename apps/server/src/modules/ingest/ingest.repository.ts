@@ -15,7 +15,7 @@ export type ProtocolRow = Selectable<ProtocolTable>;
 export type ExamRow = Selectable<ExamTable>;
 export type AnalyteRow = Selectable<AnalyteTable>;
 export type ResourceRow = Selectable<ResourceTable>;
-export type RequesterRow = Selectable<ProtocolRequesterTable>;
+export type RequesterRow = Pick<Selectable<ProtocolRequesterTable>, 'protocolId' | 'crm' | 'uf' | 'sortAt'>;
 
 export function findProtocolRow(db: Db, institutionId: string, number: string): Promise<ProtocolRow | undefined> {
   return db
@@ -108,7 +108,11 @@ export async function deleteAnalyteRows(db: Db, ids: string[]): Promise<void> {
 }
 
 export function listRequesterRows(db: Db, protocolId: string): Promise<RequesterRow[]> {
-  return db.selectFrom('protocolRequesters').selectAll().where('protocolId', '=', protocolId).execute();
+  return db
+    .selectFrom('protocolRequesters')
+    .select(['protocolId', 'crm', 'uf', 'sortAt'])
+    .where('protocolId', '=', protocolId)
+    .execute();
 }
 
 export async function insertRequesterRows(db: Db, rows: Insertable<ProtocolRequesterTable>[]): Promise<void> {
