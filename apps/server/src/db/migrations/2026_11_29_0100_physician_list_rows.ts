@@ -14,7 +14,8 @@ const FIELDS = '\u001e';
  * What a physician's list shows of protocol `p`, as a JSON array: its list columns (the
  * repository's ITEM_PROTOCOL_COLUMNS, in that order), then its enabled exams as one text, per exam
  * id, type, rectification, flags (1 report, 2 image, 4 history results) and status, then the
- * description, the exams in their order. Read marks are the viewer's own and are not kept here.
+ * description, the exams in their order; last, the enabled exams' ids. Read marks are the viewer's
+ * own and are not kept here.
  */
 function listingOf(dialect: Dialect, p: string): string {
   const f = `'${FIELDS}'`;
@@ -37,10 +38,12 @@ function listingOf(dialect: Dialect, p: string): string {
     'patient_phone',
     'patient_user_id',
   ].map((c) => `${p}.${c}`);
-  const exams = `(select ${joined} from exams e where e.protocol_id = ${p}.id and e.is_enabled = 1)`;
+  const enabled = `from exams e where e.protocol_id = ${p}.id and e.is_enabled = 1`;
+  const exams = `(select ${joined} ${enabled})`;
+  // The exams' ids again, as an array the page's statement finds the viewer's read marks by.
   return dialect === 'sqlite'
-    ? `json_array(${columns.join(', ')}, ${exams})`
-    : `json_build_array(${columns.join(', ')}, ${exams})::text`;
+    ? `json_array(${columns.join(', ')}, ${exams}, json((select json_group_array(e.id) ${enabled})))`
+    : `json_build_array(${columns.join(', ')}, ${exams}, (select coalesce(json_agg(e.id), '[]'::json) ${enabled}))::text`;
 }
 
 /** Sets the copied columns of the requester rows `where` picks (over protocol_requesters itself). */

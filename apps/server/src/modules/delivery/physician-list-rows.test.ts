@@ -203,7 +203,7 @@ describe("the physician's list rows kept on his requester rows", () => {
     const kept = ['kept', institutionIds[0], 'KEPT', null, null, 'x', 'Kept Row', '1980-01-01', 'FEMALE', null, null];
     await portal.ctx.db
       .updateTable('protocolRequesters')
-      .set({ listing: JSON.stringify([...kept, null, null]) })
+      .set({ listing: JSON.stringify([...kept, null, null, []]) })
       .where('crm', '=', DOCTOR.crm)
       .where('uf', '=', DOCTOR.uf)
       .execute();

@@ -318,12 +318,16 @@ export async function listProtocols(
   const plan = pagePlan(viewer, filter);
   let rows: ListedProtocolRow[];
   if (table.listing) {
+    // The viewer's read marks: on PostgreSQL in the page's statement (a round trip saved), on
+    // SQLite in one more statement, which measured cheaper there than parsing every row's listing.
+    const inline = r.dialect === 'postgres';
+    const read = inline ? readMarksColumn(r, viewer) : { sql: 'null', params: [] };
     const values = await r.arrays(
-      `select pr.listing from ${from} where ${where.sql} order by ${order} limit ? offset ?`,
-      [...where.params, filter.limit, filter.offset],
+      `select pr.listing, ${read.sql} from ${from} where ${where.sql} order by ${order} limit ? offset ?`,
+      [...read.params, ...where.params, filter.limit, filter.offset],
       { planWithValues: plan.planWithValues },
     );
-    rows = await withReadMarks(r, viewer, values.map(listingRow));
+    rows = inline ? values.map(listingRow) : await withReadMarks(r, viewer, values.map(listingRow));
   } else {
     // The page brings its exams along: one statement instead of a second one over the page's ids.
     const exams = listedExamsColumn(r, readerKeySql(viewer));
@@ -366,14 +370,20 @@ export async function firstOfReach(r: SqlReader, viewer: Viewer, from: string): 
   return first?.sortAt ?? null;
 }
 
-/** A physician's list row from its requester row's `listing` (see reachTable). */
-function listingRow(values: unknown[]): ListedProtocolRow {
-  const listing = values[0];
-  if (typeof listing !== 'string') throw new Error('A requester row has no list row');
-  return listedRow(JSON.parse(listing) as unknown[]);
+/**
+ * PostgreSQL: the viewer's read marks of a requester row's exams, by the exam ids its `listing`
+ * ends with: the ids joined by SEPARATOR, or null when he read none of them.
+ */
+function readMarksColumn(r: SqlReader, viewer: Viewer): Clause {
+  const key = readerKeySql(viewer);
+  return {
+    sql: `(select ${r.joined('er.exam_id', 'er.exam_id')} from exam_reads er
+      where er.viewer_key = ${key.sql} and er.exam_id in (select json_array_elements_text(pr.listing::json -> 13)))`,
+    params: key.params,
+  };
 }
 
-/** The rows with the viewer's read marks of their exams, read in one statement. */
+/** The rows with the viewer's read marks of their exams, read in one statement over their ids. */
 async function withReadMarks(r: SqlReader, viewer: Viewer, rows: ListedProtocolRow[]): Promise<ListedProtocolRow[]> {
   const ids: string[] = [];
   for (const row of rows) {
@@ -389,6 +399,15 @@ async function withReadMarks(r: SqlReader, viewer: Viewer, rows: ListedProtocolR
   if (read.length === 0) return rows;
   const readExamIds = new Set(read.map((e) => e.examId));
   return rows.map((row) => ({ ...row, readExamIds }));
+}
+
+/** A physician's list row from its requester row's `listing` and his read marks (see reachTable). */
+function listingRow(values: unknown[]): ListedProtocolRow {
+  const [listing, read] = values;
+  if (typeof listing !== 'string') throw new Error('A requester row has no list row');
+  const row = listedRow(JSON.parse(listing) as unknown[]);
+  if (typeof read === 'string') row.readExamIds = new Set(read.split(SEPARATOR));
+  return row;
 }
 
 /** The institutions whose name, accents and case aside, holds `text` (a handful of rows). */
