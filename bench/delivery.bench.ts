@@ -172,7 +172,7 @@ async function runSize(protocolCount: number, withPrint: boolean) {
       ],
       [
         'physician',
-        `select p.id from protocol_requesters pr join protocols p on p.id = pr.protocol_id where pr.crm = '10000' and pr.uf = 'SP' and pr.sort_at >= '2026-11-13' and p.disabled = 0 order by pr.sort_at desc, pr.protocol_id desc limit 10`,
+        `select pr.listing from protocol_requesters pr where pr.crm = '10000' and pr.uf = 'SP' and pr.sort_at >= '2026-11-13' and pr.institution_id = 'x' and pr.disabled = 0 order by pr.sort_at desc, pr.protocol_id desc limit 10`,
         [],
       ],
       [
