@@ -73,6 +73,21 @@ export async function databaseMigratedTo(
   };
 }
 
+/** An institution's row as every schema version since the first takes it, for migrations' tests. */
+export function institutionRow(id: string, at: string) {
+  return {
+    id,
+    code: id.toUpperCase(),
+    name: id,
+    token: `token-${id}`,
+    apiKeyHash: `hash-${id}`,
+    viewType: 1,
+    settings: '{}',
+    createdAt: at,
+    updatedAt: at,
+  } as never;
+}
+
 export interface TestPortal extends RunningPortal {
   clock: TestClock;
   /** Every log line written so far, as text. */

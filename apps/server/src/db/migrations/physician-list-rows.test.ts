@@ -2,24 +2,13 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Viewer } from '../../modules/delivery/delivery.policy.js';
 import { listProtocols, type ListFilter } from '../../modules/delivery/protocol-list.repository.js';
-import { databaseMigratedTo } from '../../test/helpers.js';
+import { databaseMigratedTo, institutionRow } from '../../test/helpers.js';
+import { shownRow } from '../../modules/delivery/test-factories.js';
 import type { DatabaseHandle } from '../database.js';
 import { migrateToLatest } from '../migrate.js';
 
 const NOW = '2026-11-20T12:00:00.000Z';
 const PLAIN: ListFilter = { from: '2026-11-01T03:00:00.000Z', orderBy: 'date', offset: 0, limit: 10 };
-/** A list's exams text with each exam's read flag (8) taken out of its flags field. */
-function withoutReadFlag(exams: string): string {
-  return exams
-    .split('\u001f')
-    .map((exam) => {
-      const fields = exam.split('\u001e');
-      fields[3] = String(Number(fields[3]) & 7);
-      return fields.join('\u001e');
-    })
-    .join('\u001f');
-}
-
 const VIEWER: Viewer = {
   role: 'PHYSICIAN',
   userId: 'dr',
@@ -47,20 +36,7 @@ describe('migration 2026_11_29_0100: list rows on the requester rows', () => {
   beforeAll(async () => {
     ({ handle, close } = await databaseMigratedTo('2026_11_27_1700_stamped_copies'));
     const db = handle.db;
-    await db
-      .insertInto('institutions')
-      .values({
-        id: 'inst-a',
-        code: 'A',
-        name: 'A',
-        token: 't',
-        apiKeyHash: 'h',
-        viewType: 1,
-        settings: '{}',
-        createdAt: NOW,
-        updatedAt: NOW,
-      } as never)
-      .execute();
+    await db.insertInto('institutions').values(institutionRow('inst-a', NOW)).execute();
     for (const [id, day, disabled] of [
       ['p1', '10', 0],
       ['p2', '12', 0],
@@ -141,16 +117,8 @@ describe('migration 2026_11_29_0100: list rows on the requester rows', () => {
     const joined = await listProtocols(handle.reader, VIEWER, { ...PLAIN, institutionIds: ['inst-a'] });
     expect(plain.rows.map((r) => r.id)).toEqual(['p2', 'p1']);
     expect(plain.total).toBe(2);
-    const readOf = (exams: string | null, ids: ReadonlySet<string> | undefined) =>
-      [...(ids ?? [])].filter((id) => exams?.includes(id));
-    expect(plain.rows.map(({ readExamIds, ...row }) => ({ ...row, read: readOf(row.exams, readExamIds) }))).toEqual(
-      joined.rows.map((row) => ({
-        ...row,
-        // The protocols' reading carries the read mark in the exam's flags (8).
-        exams: withoutReadFlag(row.exams!),
-        read: row.id === 'p2' ? ['p2-e2'] : [],
-      })),
-    );
+    // The same rows, read marks and all, as the protocols give them.
+    expect(plain.rows.map(shownRow)).toEqual(joined.rows.map(shownRow));
     expect(joined.rows[0]!.exams).toContain('p2-e2\u001eLAB\u001e\u001e8');
   });
 

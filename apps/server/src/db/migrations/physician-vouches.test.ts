@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseMigratedTo } from '../../test/helpers.js';
+import { databaseMigratedTo, institutionRow } from '../../test/helpers.js';
 import type { DatabaseHandle } from '../database.js';
 import { migrateToLatest } from '../migrate.js';
 
@@ -18,20 +18,7 @@ describe('migration 2026_11_26_0300: physicians vouched for per institution', ()
     ({ handle, close } = await databaseMigratedTo('2026_11_23_0100_list_revisions'));
     const db = handle.db;
     for (const id of ['inst-a', 'inst-b']) {
-      await db
-        .insertInto('institutions')
-        .values({
-          id,
-          code: id.toUpperCase(),
-          name: id,
-          token: `token-${id}`,
-          apiKeyHash: `hash-${id}`,
-          viewType: 1,
-          settings: '{}',
-          createdAt: NOW,
-          updatedAt: NOW,
-        } as never)
-        .execute();
+      await db.insertInto('institutions').values(institutionRow(id, NOW)).execute();
     }
     const user = (id: string, type: string, institutionId: string | null) =>
       db

@@ -1,25 +1,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEPARATOR } from '../../db/database.js';
 import { startTestPortal, type TestPortal } from '../../test/helpers.js';
 import type { Viewer } from './delivery.policy.js';
-import { FIELD_SEPARATOR, type ListedProtocolRow } from './delivery.repository.js';
+import { FIELD_SEPARATOR } from './delivery.repository.js';
 import { listProtocols, type ListFilter } from './protocol-list.repository.js';
-import { makeInstitution, makeProtocol, makeResource, makeUser, pngBytes } from './test-factories.js';
+import { makeInstitution, makeProtocol, makeResource, makeUser, pngBytes, shownRow } from './test-factories.js';
 
 const DOCTOR = { crm: '7301', uf: 'MG' };
 const PLAIN: ListFilter = { from: '2026-10-01T03:00:00.000Z', orderBy: 'date', offset: 0, limit: 20 };
-
-/** A row as a person sees it: the read mark folded into each exam's flags, whichever way it came. */
-function shown(row: ListedProtocolRow) {
-  const { readExamIds, exams, ...columns } = row;
-  const list = (exams ? exams.split(SEPARATOR) : []).map((exam) => {
-    const [id = '', type, rectification, flags = '0', ...rest] = exam.split(FIELD_SEPARATOR);
-    const read = readExamIds?.has(id) ? 8 : 0;
-    return [id, type, rectification, String(Number(flags) | read), ...rest].join(FIELD_SEPARATOR);
-  });
-  return { ...columns, exams: list };
-}
 
 /**
  * A physician's plain list reads the list rows his requester rows carry (kept by triggers); a
@@ -31,10 +19,10 @@ describe("the physician's list rows kept on his requester rows", () => {
   let viewer: Viewer;
   let institutionIds: string[];
 
-  const plain = async () => (await listProtocols(portal.ctx.database.reader, viewer, PLAIN)).rows.map(shown);
+  const plain = async () => (await listProtocols(portal.ctx.database.reader, viewer, PLAIN)).rows.map(shownRow);
   /** The same list read from the protocols and exams (a filter the requester rows do not carry). */
   const fromProtocols = async () =>
-    (await listProtocols(portal.ctx.database.reader, viewer, { ...PLAIN, institutionIds })).rows.map(shown);
+    (await listProtocols(portal.ctx.database.reader, viewer, { ...PLAIN, institutionIds })).rows.map(shownRow);
   const expectBothAlike = async () => {
     const kept = await plain();
     expect(kept).toEqual(await fromProtocols());

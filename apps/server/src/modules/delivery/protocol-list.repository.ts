@@ -398,7 +398,8 @@ async function withReadMarks(r: SqlReader, viewer: Viewer, rows: ListedProtocolR
   );
   if (read.length === 0) return rows;
   const readExamIds = new Set(read.map((e) => e.examId));
-  return rows.map((row) => ({ ...row, readExamIds }));
+  for (const row of rows) row.readExamIds = readExamIds;
+  return rows;
 }
 
 /** A physician's list row from its requester row's `listing` and his read marks (see reachTable). */

@@ -4,8 +4,10 @@ import { Readable } from 'node:stream';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { PNG } from 'pngjs';
 import type { AppContext } from '../../context.js';
+import { SEPARATOR } from '../../db/database.js';
 import type { UserType } from '../../db/schema.js';
 import { newId, sha256Hex } from '../../lib/ids.js';
+import { FIELD_SEPARATOR, type ListedProtocolRow } from './delivery.repository.js';
 
 /** Factories for delivery tests: each inserts exactly the rows a test asks for. */
 let seq = 0;
@@ -412,4 +414,18 @@ export async function makeWorld(ctx: AppContext, sessionFor: SessionFor) {
     share,
     tokens,
   };
+}
+
+/**
+ * A list row as a person sees it: each exam's read mark folded into its flags, whether the row
+ * carried it there or in `readExamIds` (a physician's kept list rows).
+ */
+export function shownRow(row: ListedProtocolRow) {
+  const { readExamIds, exams, ...columns } = row;
+  const list = (exams ? exams.split(SEPARATOR) : []).map((exam) => {
+    const [id = '', type, rectification, flags = '0', ...rest] = exam.split(FIELD_SEPARATOR);
+    const read = readExamIds?.has(id) ? 8 : 0;
+    return [id, type, rectification, String(Number(flags) | read), ...rest].join(FIELD_SEPARATOR);
+  });
+  return { ...columns, exams: list };
 }
