@@ -82,19 +82,37 @@ export async function up(db: Db, dialect: Dialect): Promise<void> {
 
   // Writing the new columns touches none of what the day counts and list revisions follow: their
   // requester triggers now fire on the columns they read only (the backfill below moves nothing).
+  // On PostgreSQL the list revisions' requester trigger ran once a statement over transition
+  // tables, which a column list cannot have: it becomes a row trigger on those columns (they change
+  // rarely), so the copies' writes no longer lock revision rows in an order of their own (30
+  // concurrent ingests of one protocol deadlocked on them).
   await dropDayCountTriggers(db, dialect);
   await createDayCountTriggers(db, dialect, vouchedLicense);
+  const bumpLicenses = `insert into list_revisions (scope, revision)
+      select distinct s.scope, 1 from (select 'license:' || old.crm || '/' || old.uf as scope
+        union all select 'license:' || new.crm || '/' || new.uf) s where s.scope is not null
+      on conflict (scope) do update set revision = list_revisions.revision + 1;`;
+  const requesterColumns = 'protocol_id, crm, uf, sort_at';
   if (dialect === 'sqlite') {
     await sql`drop trigger protocol_requesters_list_revision_update`.execute(db);
     await sql
       .raw(
-        `create trigger protocol_requesters_list_revision_update after update of protocol_id, crm, uf, sort_at
-          on protocol_requesters begin
-          insert into list_revisions (scope, revision)
-            select distinct s.scope, 1 from (select 'license:' || old.crm || '/' || old.uf as scope
-              union all select 'license:' || new.crm || '/' || new.uf) s where s.scope is not null
-            on conflict (scope) do update set revision = list_revisions.revision + 1;
-          end`,
+        `create trigger protocol_requesters_list_revision_update after update of ${requesterColumns}
+          on protocol_requesters begin ${bumpLicenses} end`,
+      )
+      .execute(db);
+  } else {
+    await sql`drop trigger protocol_requesters_list_revision_update on protocol_requesters`.execute(db);
+    await sql
+      .raw(
+        `create or replace function protocol_requesters_list_revision_update() returns trigger language plpgsql as $$
+        begin ${bumpLicenses} return null; end $$`,
+      )
+      .execute(db);
+    await sql
+      .raw(
+        `create trigger protocol_requesters_list_revision_update after update of ${requesterColumns}
+          on protocol_requesters for each row execute function protocol_requesters_list_revision_update()`,
       )
       .execute(db);
   }
@@ -151,7 +169,12 @@ export async function up(db: Db, dialect: Dialect): Promise<void> {
         )
         .execute(db);
       await sql
-        .raw(`create trigger ${name} after ${events} on ${table} for each row execute function ${name}()`)
+        .raw(
+          // Deferred to the commit: the copies are written after every other lock the
+          // transaction takes, so concurrent ingests of one protocol take them in one order.
+          `create constraint trigger ${name} after ${events} on ${table} deferrable initially deferred
+            for each row execute function ${name}()`,
+        )
         .execute(db);
     }
   }
