@@ -106,6 +106,8 @@ export async function openClinic(protocolCount: number) {
 
 export const REFERENCE_SQL =
   'select * from protocols where patient_user_id = ? and disabled = 0 order by sort_at desc, id desc limit 10';
+/** The same query for 50 rows: the size of an external user's page (spec: 50 a page). */
+export const REFERENCE_50_SQL = REFERENCE_SQL.replace('limit 10', 'limit 50');
 
 /**
  * The reference: a minimal Fastify route running one indexed 10-row query on the same database
@@ -116,12 +118,15 @@ export const REFERENCE_SQL =
 export async function startReference(
   ctx: Awaited<ReturnType<typeof openClinic>>['ctx'],
   clinic: Clinic,
-): Promise<{ url: string; close(): Promise<void> }> {
+): Promise<{ url: string; url50: string; close(): Promise<void> }> {
   const reference = Fastify();
   const reader = ctx.database.reader;
   reference.get('/reference', async () => reader.all(REFERENCE_SQL, [clinic.heavyPatientId], { planWithValues: true }));
+  reference.get('/reference-50', async () =>
+    reader.all(REFERENCE_50_SQL, [clinic.heavyPatientId], { planWithValues: true }),
+  );
   const address = await reference.listen({ host: '127.0.0.1', port: 0 });
-  return { url: `${address}/reference`, close: () => reference.close() };
+  return { url: `${address}/reference`, url50: `${address}/reference-50`, close: () => reference.close() };
 }
 
 /**

@@ -75,7 +75,7 @@ async function main() {
     const kind = role === 'PATIENT' ? 'dashboard' : role === 'PHYSICIAN' ? 'physician' : 'external';
     const query = { page: 1, ...(role === 'EXTERNAL' ? {} : { initialDate: from.slice(0, 10) }) } as never;
     const anew = { ...(query as object), forceRefresh: true } as never;
-    const page = (JSON.parse(await listAnswer(ctx, auth, kind, anew)) as { data: unknown }).data;
+    const page = (JSON.parse((await listAnswer(ctx, auth, kind, anew)).body) as { data: unknown }).data;
     await per('listAnswer, built anew', () => listAnswer(ctx, auth, kind, anew));
     await per('listAnswer, kept', () => listAnswer(ctx, auth, kind, query));
     await per('zod parse of the answer', async () => zProtocolPage.parse({ data: page }));

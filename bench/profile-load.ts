@@ -5,6 +5,7 @@
  *
  *   node --import tsx bench/profile-load.ts                 (patient list, 20,000 protocols)
  *   PROFILE_LIST=external PROFILE_SECONDS=8 node --import tsx bench/profile-load.ts
+ *   PROFILE_LIST=external PROFILE_FORCE=1 ...               (the external page built anew on every call)
  *
  * PROFILE_LIST is one of reference, patient, physician, external, guest, or detail and report
  * (BENCH_USERS patients in rotation, each opening her own protocol or report), or physicians
@@ -77,7 +78,7 @@ async function main() {
       token: await session('PHYSICIAN', clinic.physicianId),
     }),
     external: async () => ({
-      url: '/api/v2/delivery/protocols/listedByTags',
+      url: `/api/v2/delivery/protocols/listedByTags${process.env.PROFILE_FORCE ? '?forceRefresh=true' : ''}`,
       token: await session('EXTERNAL', clinic.externalId),
     }),
     guest: async () => ({

@@ -16,6 +16,7 @@ import {
 import { ServerMessage } from '@portal/shared/errors';
 import type { AppContext } from './context.js';
 import { AppError } from './lib/errors.js';
+import { ANSWER_ENCODINGS, BROTLI_OPTIONS, COMPRESSION_THRESHOLD } from './lib/json-answer.js';
 import { REDACT_PATHS, redactUrl } from './lib/redact.js';
 import { registerMetrics, type PortalMetrics } from './plugins/metrics.js';
 import { registerOpenApi, type OperationDocs } from './plugins/openapi.js';
@@ -165,10 +166,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // phone is a fifth of its size. Stored files (PDF, images, DICOM, zips) are already compressed or
   // answer byte ranges, and their types are not in this list; the web app's own files are
   // compressed once at build time and sent as they are (registerWebApp).
+  // List answers compress themselves with the same settings (lib/json-answer.ts), once per answer.
   await app.register(fastifyCompress, {
     global: true,
-    threshold: 1024,
-    encodings: ['br', 'gzip', 'deflate'],
+    threshold: COMPRESSION_THRESHOLD,
+    encodings: [...ANSWER_ENCODINGS],
+    brotliOptions: BROTLI_OPTIONS,
     customTypes: COMPRESSED_TYPES,
   });
 

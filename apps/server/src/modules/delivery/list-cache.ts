@@ -1,4 +1,5 @@
 import type { SqlReader } from '../../db/database.js';
+import type { JsonAnswer } from '../../lib/json-answer.js';
 
 /** What a kept answer was built from, as the caller's session statement read it before building it. */
 export interface ListRevisions {
@@ -17,18 +18,21 @@ export interface MovingStart {
 }
 
 interface Kept extends ListRevisions {
-  body: string;
+  answer: JsonAnswer;
   start: MovingStart | null;
   /** When the answer stops being true by itself (a release hold of N hours on it ends); null: never. */
   expiresAt: string | null;
 }
 
-/** Kept answers are dropped, least recently used first, beyond this many characters in all. */
+/**
+ * Kept answers are dropped, least recently used first, beyond this many characters of JSON in all
+ * (the compressed copies a kept answer gathers, one per encoding asked for, add about a tenth).
+ */
 const KEPT_CHARACTERS = 32 * 1024 * 1024;
 
 /**
- * List answers of patients, physicians and external users, kept as the JSON they were sent as
- * (spec 9: a list comes from the cache unless forced). An answer is served again only while the
+ * List answers of patients, physicians and external users, kept as the JSON they were sent as and
+ * its compressed forms (spec 9: a list comes from the cache unless forced). An answer is served again only while the
  * revisions of its caller's scopes and read marks, and of the institutions' settings, are those it
  * was built at: triggers move them on every change a list would show, in any server process.
  */
@@ -39,7 +43,7 @@ export class ListAnswers {
   constructor(private readonly limit = KEPT_CHARACTERS) {}
 
   /** The kept answer of `key` when it still holds for a call that read `now`, with its range starting at `from`. */
-  get(key: string, now: ListRevisions, from: string | undefined, at?: string): string | undefined {
+  get(key: string, now: ListRevisions, from: string | undefined, at?: string): JsonAnswer | undefined {
     const kept = this.kept.get(key);
     if (!kept) return undefined;
     const holds =
@@ -55,36 +59,37 @@ export class ListAnswers {
     // Most recently used last.
     this.kept.delete(key);
     this.kept.set(key, kept);
-    return kept.body;
+    return kept.answer;
   }
 
   set(
     key: string,
     built: ListRevisions,
-    body: string,
+    answer: JsonAnswer,
     start: MovingStart | null,
     expiresAt: string | null = null,
   ): void {
     const old = this.kept.get(key);
     if (old) this.drop(key, old);
-    if (body.length > this.limit) return;
+    const size = answer.body.length;
+    if (size > this.limit) return;
     for (const [oldestKey, oldest] of this.kept) {
-      if (this.characters + body.length <= this.limit) break;
+      if (this.characters + size <= this.limit) break;
       this.drop(oldestKey, oldest);
     }
     this.kept.set(key, {
       listRevision: built.listRevision,
       settingsRevision: built.settingsRevision,
-      body,
+      answer,
       start,
       expiresAt,
     });
-    this.characters += body.length;
+    this.characters += size;
   }
 
   private drop(key: string, kept: Kept): void {
     this.kept.delete(key);
-    this.characters -= kept.body.length;
+    this.characters -= kept.answer.body.length;
   }
 }
 

@@ -1,7 +1,8 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { zByTotalQuery, zProtocolListQuery, zProtocolPage } from '@portal/shared/schemas/delivery';
 import type { AppContext } from '../../context.js';
+import { answerEncoding, COMPRESSION_THRESHOLD, type JsonAnswer } from '../../lib/json-answer.js';
 import { authenticate, requireAuth } from '../../plugins/auth.js';
 import { type ListKind, listAnswer, topForPatient } from './protocol-list.service.js';
 
@@ -13,11 +14,17 @@ import { type ListKind, listAnswer, topForPatient } from './protocol-list.servic
 const stringify = () => (data: unknown) => JSON.stringify(data);
 
 /**
- * Sends an answer already written as JSON (kept list answers are sent again as they are): Fastify
- * sends a string with a JSON content type untouched.
+ * Sends an answer already written as JSON (kept list answers are sent again as they are): as its
+ * text, which Fastify sends untouched, or compressed in the encoding the client prefers, once per
+ * answer and encoding (@fastify/compress leaves an answer that says its encoding alone).
  */
-function sendJson(reply: FastifyReply, body: string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(body);
+function sendJson(request: FastifyRequest, reply: FastifyReply, answer: JsonAnswer): FastifyReply {
+  reply.type('application/json; charset=utf-8');
+  if (answer.bytes < COMPRESSION_THRESHOLD) return reply.send(answer.body);
+  reply.header('vary', 'Accept-Encoding');
+  const encoding = answerEncoding(request.headers, answer.bytes);
+  if (!encoding) return reply.send(answer.body);
+  return reply.header('content-encoding', encoding).send(answer.encodedAs(encoding));
 }
 
 /** Spec 7.3-7.4: the protocol lists of every role. */
@@ -33,7 +40,8 @@ export default function protocolListRoutes(ctx: AppContext): FastifyPluginAsync 
           serializerCompiler: stringify,
           schema: { querystring: zProtocolListQuery, response: { 200: zProtocolPage } },
         },
-        async (request, reply) => sendJson(reply, await listAnswer(ctx, requireAuth(request), kind, request.query)),
+        async (request, reply) =>
+          sendJson(request, reply, await listAnswer(ctx, requireAuth(request), kind, request.query)),
       );
     list('/api/v2/delivery/dashboard/protocols', 'dashboard');
     list('/api/v2/delivery/protocols/exams', 'guestForm');

@@ -2,6 +2,7 @@ import { DEFAULT_RANGE, PAGE_SIZE, PAGE_SIZE_MAX } from '@portal/shared/limits';
 import type { ProtocolItem, ProtocolListQuery } from '@portal/shared/schemas/delivery';
 import type { AppContext } from '../../context.js';
 import { forbidden } from '../../lib/errors.js';
+import { JsonAnswer } from '../../lib/json-answer.js';
 import type { AuthContext } from '../../plugins/auth.js';
 import { dayEnd, dayStart } from './days.js';
 import { buildListItems, buildListPage, type DeliveryViewer, loadViewer } from './delivery.service.js';
@@ -122,21 +123,22 @@ const KEPT_ROLES: ReadonlySet<string> = new Set(['PATIENT', 'PHYSICIAN', 'EXTERN
 
 /**
  * A list call's answer as the JSON it is sent as. Patients', physicians' and external users'
- * answers are kept in memory and served again while nothing they show has changed (`ListAnswers`);
- * `forceRefresh` builds the answer anew (spec 9). Every call is authorised by its session first.
+ * answers are kept in memory, with their compressed forms, and served again while nothing they
+ * show has changed (`ListAnswers`); `forceRefresh` builds the answer anew (spec 9). Every call is
+ * authorised by its session first.
  */
 export async function listAnswer(
   ctx: AppContext,
   auth: AuthContext,
   kind: ListKind,
   query: ProtocolListQuery,
-): Promise<string> {
+): Promise<JsonAnswer> {
   const { viewer, filter, size, movingStart } = await listCall(ctx, auth, kind, query);
   let expiresAt: string | null = null;
   const answer = async () => {
     const { until, ...page } = await listPage(ctx, viewer, kind, query, filter, size);
     expiresAt = until;
-    return JSON.stringify({ data: page });
+    return new JsonAnswer(JSON.stringify({ data: page }));
   };
   // A forced call neither reads nor keeps an answer: its patient fallback is not the list's.
   if (!KEPT_ROLES.has(viewer.role) || query.forceRefresh) return answer();
