@@ -167,9 +167,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // answer byte ranges, and their types are not in this list; the web app's own files are
   // compressed once at build time and sent as they are (registerWebApp).
   // List answers compress themselves with the same settings (lib/json-answer.ts), once per answer.
+  // Answers up to 256 KiB are compressed in one call: a brotli stream per response cost more than
+  // the compression itself here (bench/compress.bench.ts; the plugin streams above 8 KiB on two cores).
   await app.register(fastifyCompress, {
     global: true,
     threshold: COMPRESSION_THRESHOLD,
+    syncThreshold: 256 * 1024,
     encodings: [...ANSWER_ENCODINGS],
     brotliOptions: BROTLI_OPTIONS,
     customTypes: COMPRESSED_TYPES,
