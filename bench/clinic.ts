@@ -104,6 +104,9 @@ export async function openClinic(protocolCount: number) {
   return { portal, ctx, clinic, env, config, token };
 }
 
+/** `Accept-Encoding` as Chromium sends it: the rows measured as a browser asks. */
+export const BROWSER_ENCODINGS = 'gzip, deflate, br, zstd';
+
 export const REFERENCE_SQL =
   'select * from protocols where patient_user_id = ? and disabled = 0 order by sort_at desc, id desc limit 10';
 /** The same query for 50 rows: the size of an external user's page (spec: 50 a page). */

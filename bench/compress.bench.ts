@@ -12,9 +12,8 @@ import os from 'node:os';
 import fastifyCompress from '@fastify/compress';
 import Fastify from 'fastify';
 import { ANSWER_ENCODINGS, BROTLI_OPTIONS, COMPRESSION_THRESHOLD } from '../apps/server/src/lib/json-answer.js';
-import { load, SECONDS } from './clinic.js';
+import { BROWSER_ENCODINGS, load, SECONDS } from './clinic.js';
 
-const BROWSER_ENCODINGS = 'gzip, deflate, br, zstd';
 const NAMES = ['Hemograma', 'Glicemia', 'Raio X', 'Ultrassom', 'Colesterol total', 'TSH'];
 
 /** A list page of `count` protocols of 5 exams each, as the portal's list items are written. */

@@ -20,7 +20,17 @@ import { readAhead } from '../apps/server/src/lib/read-ahead.js';
 import { mergePdfs } from '../apps/server/src/modules/delivery/pdf-merge.js';
 import { peakOfChildren, peakOfProgram } from './process-memory.js';
 import { writeZip } from '../apps/server/src/modules/delivery/zip-writer.js';
-import { CONNECTIONS, DIALECT, load, median, openClinic, REFERENCE_SQL, SECONDS, startReference } from './clinic.js';
+import {
+  BROWSER_ENCODINGS,
+  CONNECTIONS,
+  DIALECT,
+  load,
+  median,
+  openClinic,
+  REFERENCE_SQL,
+  SECONDS,
+  startReference,
+} from './clinic.js';
 import { reportPdf } from './generate.js';
 
 const execFileAsync = promisify(execFile);
@@ -55,8 +65,6 @@ async function timedInTurns(tasks: Task[], runs = PRINT_RUNS) {
 async function timed(task: Task, runs = 3): Promise<number> {
   return (await timedInTurns([task], runs))[0]!.ms;
 }
-
-const BROWSER_ENCODINGS = 'gzip, deflate, br, zstd';
 
 async function main() {
   console.log(
@@ -509,16 +517,15 @@ async function benchLists(
     '| list | req/s | p50 ms | p99 ms | non-2xx | bytes per answer |',
     '|---|---|---|---|---|---|',
   ];
-  const ref = await load(reference.url, {});
-  table.push(
-    `| reference: Fastify route, one indexed 10-row query | ${ref.rps} | ${ref.p50} | ${ref.p99} | ${ref.errors} | ${ref.bytes} |`,
-  );
   // The external user's page holds 50 protocols: the same route for 50 rows shows what the size
   // of an answer alone costs.
-  const ref50 = await load(reference.url50, {});
-  table.push(
-    `| reference for 50 rows (an external page's size) | ${ref50.rps} | ${ref50.p50} | ${ref50.p99} | ${ref50.errors} | ${ref50.bytes} |`,
-  );
+  for (const [name, url] of [
+    ['reference: Fastify route, one indexed 10-row query', reference.url],
+    ["reference for 50 rows (an external page's size)", reference.url50],
+  ] as const) {
+    const r = await load(url, {});
+    table.push(`| ${name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.bytes} |`);
+  }
   for (const list of lists) {
     const r = await load(list.url, { authorization: `Bearer ${list.token}` });
     table.push(`| ${list.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.bytes} |`);

@@ -47,18 +47,15 @@ export class JsonAnswer {
 }
 
 /**
- * The encoding to send an answer of `length` bytes in, as @fastify/compress chooses it for every
- * other answer: the client's preferred one of ANSWER_ENCODINGS (`*` and `x-gzip` read as gzip),
- * none for a small answer, a client that accepts none of them, or `x-no-compression`.
+ * The encoding to send an answer of COMPRESSION_THRESHOLD bytes or more in, as @fastify/compress
+ * chooses it for every other answer: the client's preferred one of ANSWER_ENCODINGS (`*` and
+ * `x-gzip` read as gzip), none for a client that accepts none of them or asks `x-no-compression`.
  */
 export function answerEncoding(
   headers: Readonly<Record<string, string | string[] | undefined>>,
-  length: number,
 ): AnswerEncoding | null {
   const accepted = headers['accept-encoding'];
-  if (length < COMPRESSION_THRESHOLD || typeof accepted !== 'string' || headers['x-no-compression'] !== undefined) {
-    return null;
-  }
+  if (typeof accepted !== 'string' || headers['x-no-compression'] !== undefined) return null;
   const header = accepted.toLowerCase().replace(/\*|x-gzip/g, 'gzip');
   return negotiate(header, [...ANSWER_ENCODINGS]);
 }

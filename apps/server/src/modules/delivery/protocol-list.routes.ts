@@ -22,7 +22,7 @@ function sendJson(request: FastifyRequest, reply: FastifyReply, answer: JsonAnsw
   reply.type('application/json; charset=utf-8');
   if (answer.bytes < COMPRESSION_THRESHOLD) return reply.send(answer.body);
   reply.header('vary', 'Accept-Encoding');
-  const encoding = answerEncoding(request.headers, answer.bytes);
+  const encoding = answerEncoding(request.headers);
   if (!encoding) return reply.send(answer.body);
   return reply.header('content-encoding', encoding).send(answer.encodedAs(encoding));
 }
